@@ -1,0 +1,195 @@
+// The trace store: one SQLite file per capture (docs/store.md).
+//
+// References live in time-ordered chunks (columnar, delta/zigzag encoded,
+// LZ4-compressed BLOBs with their time and address ranges indexed), never one
+// row per reference. Side tables hold links and their loss counts, events and
+// tags, the kernel module's page-map and DMA logs, processes, board reports,
+// profiles and capture metadata.
+//
+// This header is the contract other parts code against. StoreWriter keeps
+// bounded memory and commits chunk by chunk (WAL), so a writer killed at any
+// moment leaves a file that opens and holds every committed chunk.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "hmtt/reference.h"
+#include "hmtt/result.h"
+#include "hmtt/stream.h"
+
+namespace hmtt::store {
+
+// Capture-wide facts, stored in the `meta` table as key/value text.
+struct CaptureInfo {
+  std::uint64_t tick_ps = 0;        // picoseconds per time tick; 0 = time is a record index
+  std::string source;               // "board", "import:lackey", "sim", "vbench", ...
+  std::string ddr_standard;         // "DDR2-400", ... (empty if not a board capture)
+  std::string address_map;          // address-map description (board captures)
+  std::string board_config;         // board configuration (JSON text)
+  std::string description;          // free text
+};
+
+// Per-link receive accounting (one row per board/link).
+struct LinkStats {
+  std::uint32_t board = 0;
+  std::uint32_t link = 0;
+  std::uint64_t frames = 0;          // frames accepted
+  std::uint64_t records = 0;         // records decoded from accepted frames
+  std::uint64_t gap_frames = 0;      // frames missing by sequence number
+  std::uint64_t late_frames = 0;     // frames that arrived after a later one (reordered)
+  std::uint64_t duplicate_frames = 0;
+  std::uint64_t bad_frames = 0;      // rejected: checksum, length, version, field
+  std::uint64_t fifo_lost_records = 0;  // sum of LOSS records (dropped by the board FIFO)
+};
+
+enum class EventType : std::uint8_t {
+  ConfigSpace = 0,  // an EVENT record: value = config-space index (docs/wire-format.md 3.2)
+  FifoLoss = 1,     // a LOSS record: value = records dropped
+  SequenceGap = 2,  // frames missing on a link: value = frames missing
+  Tag = 3,          // a user/software tag (e.g. from an importer or `hmtt logs`)
+};
+
+struct Event {
+  std::uint64_t time = 0;
+  EventType type = EventType::ConfigSpace;
+  std::uint32_t board = 0;
+  std::uint32_t link = 0;
+  std::uint64_t value = 0;
+  bool write = false;
+  std::string note;  // optional text
+};
+
+// The kernel module's page-map log: <seq, pid, virt page, phys page, pte addr>.
+struct PageMapEntry {
+  std::uint64_t seq = 0;
+  std::uint64_t time = 0;  // trace time after alignment by sync tags; 0 if unaligned
+  std::uint32_t pid = 0;
+  std::uint64_t vpage = 0;
+  std::uint64_t ppage = 0;
+  std::uint64_t pte_addr = 0;
+  bool unmap = false;
+};
+
+// The kernel module's DMA log: <seq, device, phys start, size, direction, map/unmap>.
+struct DmaEntry {
+  std::uint64_t seq = 0;
+  std::uint64_t time = 0;
+  std::string device;
+  std::uint64_t phys = 0;
+  std::uint64_t size = 0;
+  std::uint8_t direction = 0;  // 0 bidirectional, 1 to device, 2 from device (as DMA_* in Linux)
+  bool unmap = false;
+};
+
+struct Process {
+  std::uint32_t pid = 0;
+  std::string name;
+  std::uint64_t first_time = 0;
+  std::uint64_t last_time = 0;
+};
+
+// A board statistic or reuse-distance report (wire REPORT + values).
+struct Report {
+  std::uint64_t time = 0;
+  std::uint32_t board = 0;
+  std::uint32_t unit = 0;
+  std::uint32_t interval = 0;
+  std::vector<std::uint64_t> values;
+};
+
+// A stored profile (Chameleon signature, PSnAP profile, ...): text or binary.
+struct Profile {
+  std::string method;
+  std::string name;
+  std::string format;  // "json", "binary"
+  std::string data;
+};
+
+struct WriterOptions {
+  std::uint32_t chunk_refs = 1u << 16;  // references per chunk
+  bool overwrite = false;               // replace an existing file
+};
+
+// Writes one capture. References must arrive in non-decreasing time order.
+class StoreWriter final : public ReferenceSink {
+ public:
+  static Result<std::unique_ptr<StoreWriter>> create(const std::string& path, const CaptureInfo& info,
+                                                     const WriterOptions& options = {});
+  ~StoreWriter() override;
+  StoreWriter(const StoreWriter&) = delete;
+  StoreWriter& operator=(const StoreWriter&) = delete;
+
+  Status write(std::span<const Reference> refs) override;  // buffers; commits full chunks
+  Status finish() override;                                  // commits the partial chunk and side tables
+
+  Status add_events(std::span<const Event> events);
+  Status add_page_map(std::span<const PageMapEntry> entries);
+  Status add_dma(std::span<const DmaEntry> entries);
+  Status add_processes(std::span<const Process> processes);
+  Status add_reports(std::span<const Report> reports);
+  Status add_profile(const Profile& profile);
+  Status set_link_stats(std::span<const LinkStats> links);  // replaces rows of those links
+  Status set_meta(const std::string& key, const std::string& value);
+
+  struct Impl;
+ private:
+  explicit StoreWriter(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+struct Filter {
+  std::uint64_t time_begin = 0;
+  std::uint64_t time_end = UINT64_MAX;  // exclusive
+  std::uint64_t addr_begin = 0;
+  std::uint64_t addr_end = UINT64_MAX;  // exclusive
+  unsigned kind_mask = 0xF;             // bit (1 << Kind)
+};
+
+struct Summary {
+  std::uint64_t references = 0;
+  std::uint64_t by_kind[kKindCount] = {};
+  std::uint64_t first_time = 0;
+  std::uint64_t last_time = 0;
+  std::uint64_t min_address = 0;
+  std::uint64_t max_address = 0;
+  std::uint64_t chunks = 0;
+  std::uint64_t events = 0;
+  std::uint64_t compressed_bytes = 0;
+};
+
+class StoreReader {
+ public:
+  // Opens read-only; a truncated or foreign file is an error naming the file and what is wrong.
+  static Result<std::unique_ptr<StoreReader>> open(const std::string& path);
+  ~StoreReader();
+  StoreReader(const StoreReader&) = delete;
+  StoreReader& operator=(const StoreReader&) = delete;
+
+  const CaptureInfo& info() const;
+  Result<Summary> summary() const;
+  // A pull stream of the references that pass `filter`, in time order.
+  Result<std::unique_ptr<ReferenceSource>> references(const Filter& filter = {}) const;
+  Result<std::vector<Event>> events() const;
+  Result<std::vector<LinkStats>> links() const;
+  Result<std::vector<PageMapEntry>> page_map() const;
+  Result<std::vector<DmaEntry>> dma() const;
+  Result<std::vector<Process>> processes() const;
+  Result<std::vector<Report>> reports() const;
+  Result<std::vector<Profile>> profiles() const;
+  Result<std::string> meta(const std::string& key) const;
+
+  struct Impl;
+ private:
+  explicit StoreReader(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// True if the file starts like an hmtt store (SQLite header and the hmtt schema).
+bool looks_like_store(const std::string& path);
+
+}  // namespace hmtt::store
