@@ -1,11 +1,17 @@
 #include "hmtt/tracefmt/convert.h"
 
+#include <unistd.h>
+
 #include <vector>
 
 #include "hmtt/progress.h"
 #include "store_bridge.h"
 
 namespace hmtt::tracefmt {
+
+namespace {
+Status pump_to(ReferenceSource& source, TraceWriter& writer, const TraceReader* file_reader, bool show_progress);
+}  // namespace
 
 Result<ImportSummary> import_trace(const std::string& input, const std::string& output,
                                    const ImportOptions& options) {
@@ -45,23 +51,34 @@ Result<ExportSummary> export_trace(const std::string& input, const std::string& 
   wopts.overwrite = options.overwrite;
   auto writer = open_writer(output, options.format, wopts);
   if (!writer) return writer.error();
-  bool show = options.progress && ProgressLine::stderr_is_terminal();
-  ProgressLine progress("export", file_reader != nullptr ? file_reader->total_bytes() : 0, show);
-  std::vector<Reference> buf(1u << 16);
-  for (;;) {
-    auto n = source->read(buf);
-    if (!n) return n.error();
-    if (*n == 0) break;
-    HMTT_TRY((*writer)->write(std::span<const Reference>(buf.data(), *n)));
-    progress.update(file_reader != nullptr ? file_reader->bytes_read() : (*writer)->counts().references,
-                    std::to_string((*writer)->counts().references) + " refs");
+  auto st = pump_to(*source, **writer, file_reader, options.progress);
+  if (!st) {
+    ::unlink(output.c_str());  // a partial file would pass for a complete export
+    return st.error();
   }
-  HMTT_TRY((*writer)->finish());
-  progress.finish();
   ExportSummary s;
   s.input_format = in_format;
   s.counts = (*writer)->counts();
   return s;
 }
+
+namespace {
+Status pump_to(ReferenceSource& source, TraceWriter& writer, const TraceReader* file_reader, bool show_progress) {
+  bool show = show_progress && ProgressLine::stderr_is_terminal();
+  ProgressLine progress("export", file_reader != nullptr ? file_reader->total_bytes() : 0, show);
+  std::vector<Reference> buf(1u << 16);
+  for (;;) {
+    auto n = source.read(buf);
+    if (!n) return n.error();
+    if (*n == 0) break;
+    HMTT_TRY(writer.write(std::span<const Reference>(buf.data(), *n)));
+    progress.update(file_reader != nullptr ? file_reader->bytes_read() : writer.counts().references,
+                    std::to_string(writer.counts().references) + " refs");
+  }
+  HMTT_TRY(writer.finish());
+  progress.finish();
+  return Status::success();
+}
+}  // namespace
 
 }  // namespace hmtt::tracefmt

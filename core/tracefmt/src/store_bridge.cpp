@@ -2,6 +2,8 @@
 // trace file into a new store.
 #include "store_bridge.h"
 
+#include <unistd.h>
+
 #include <vector>
 
 #include "hmtt/progress.h"
@@ -35,6 +37,27 @@ Result<std::unique_ptr<ReferenceSource>> open_store_references(const std::string
   return std::unique_ptr<ReferenceSource>(std::make_unique<StoreSource>(std::move(*reader), std::move(*refs)));
 }
 
+namespace {
+
+Status pull_into(TraceReader& reader, store::StoreWriter& writer, const std::string& input, bool progress_on) {
+  ProgressLine progress("import", reader.total_bytes(), progress_on && ProgressLine::stderr_is_terminal());
+  std::vector<Reference> buf(1u << 16);
+  for (;;) {
+    auto n = reader.read(buf);
+    if (!n) return n.error();
+    if (*n == 0) break;
+    HMTT_TRY(writer.write(std::span<const Reference>(buf.data(), *n)));
+    progress.update(reader.bytes_read(), std::to_string(reader.counts().references) + " refs");
+  }
+  HMTT_TRY(writer.set_meta("import.file", input));
+  HMTT_TRY(writer.set_meta("import.format", std::string(format_name(reader.format()))));
+  HMTT_TRY(writer.finish());
+  progress.finish();
+  return Status::success();
+}
+
+}  // namespace
+
 Result<ImportSummary> write_store(TraceReader& reader, const std::string& input, const std::string& output,
                                   const ImportOptions& options) {
   store::CaptureInfo info;
@@ -45,19 +68,13 @@ Result<ImportSummary> write_store(TraceReader& reader, const std::string& input,
   wopts.overwrite = options.overwrite;
   auto writer = store::StoreWriter::create(output, info, wopts);
   if (!writer) return writer.error();
-  ProgressLine progress("import", reader.total_bytes(), options.progress && ProgressLine::stderr_is_terminal());
-  std::vector<Reference> buf(1u << 16);
-  for (;;) {
-    auto n = reader.read(buf);
-    if (!n) return n.error();
-    if (*n == 0) break;
-    HMTT_TRY((*writer)->write(std::span<const Reference>(buf.data(), *n)));
-    progress.update(reader.bytes_read(), std::to_string(reader.counts().references) + " refs");
+  Status st = pull_into(reader, **writer, input, options.progress);
+  if (!st) {
+    // A store holding only the references before a malformed line would pass for a good import.
+    writer->reset();
+    for (const char* suffix : {"", "-wal", "-shm"}) ::unlink((output + suffix).c_str());
+    return st.error();
   }
-  HMTT_TRY((*writer)->set_meta("import.file", input));
-  HMTT_TRY((*writer)->set_meta("import.format", std::string(format_name(reader.format()))));
-  HMTT_TRY((*writer)->finish());
-  progress.finish();
   ImportSummary s;
   s.format = reader.format();
   s.counts = reader.counts();
