@@ -63,8 +63,9 @@ class ByteOutput {
 template <class Formatter>
 class TextWriter final : public TraceWriter {
  public:
-  explicit TextWriter(std::unique_ptr<ByteOutput> out) : out_(std::move(out)), buf_(kBufBytes) {
-    p_ = buf_.data();
+  TextWriter(std::unique_ptr<ByteOutput> out, std::size_t buf_bytes)
+      : out_(std::move(out)), buf_(std::make_unique_for_overwrite<char[]>(buf_bytes)), buf_bytes_(buf_bytes) {
+    p_ = buf_.get();
     p_ = fmt_.header(p_);
   }
 
@@ -73,7 +74,7 @@ class TextWriter final : public TraceWriter {
 
   Status write(std::span<const Reference> refs) override {
     if (failed_) return make_error("trace writer: write after an error");
-    char* const limit = buf_.data() + buf_.size() - kMaxLine;
+    char* const limit = buf_.get() + buf_bytes_ - kMaxLine;
     for (const Reference& r : refs) {
       if (p_ > limit) HMTT_TRY(flush());
       bool normalised = false;
@@ -96,18 +97,18 @@ class TextWriter final : public TraceWriter {
   }
 
  private:
-  static constexpr std::size_t kBufBytes = 1u << 20;
   Status flush() {
-    auto n = static_cast<std::size_t>(p_ - buf_.data());
-    p_ = buf_.data();
+    auto n = static_cast<std::size_t>(p_ - buf_.get());
+    p_ = buf_.get();
     counts_.bytes += n;
-    Status st = out_->put(buf_.data(), n);
+    Status st = out_->put(buf_.get(), n);
     if (!st) failed_ = true;
     return st;
   }
 
   std::unique_ptr<ByteOutput> out_;
-  std::vector<char> buf_;
+  std::unique_ptr<char[]> buf_;
+  std::size_t buf_bytes_;
   char* p_ = nullptr;
   Formatter fmt_;
   WriterCounts counts_;
@@ -231,15 +232,15 @@ struct CsvFormatter : FormatterBase {
   }
 };
 
-std::unique_ptr<TraceWriter> make_writer(std::unique_ptr<ByteOutput> out, Format format) {
+std::unique_ptr<TraceWriter> make_writer(std::unique_ptr<ByteOutput> out, Format format, std::size_t buf) {
   switch (format) {
-    case Format::Din: return std::make_unique<TextWriter<DinFormatter>>(std::move(out));
-    case Format::XDin: return std::make_unique<TextWriter<XDinFormatter>>(std::move(out));
-    case Format::Lackey: return std::make_unique<TextWriter<LackeyFormatter>>(std::move(out));
-    case Format::DramSim3: return std::make_unique<TextWriter<DramSim3Formatter>>(std::move(out));
-    case Format::Stl: return std::make_unique<TextWriter<StlFormatterT<false>>>(std::move(out));
-    case Format::Rstl: return std::make_unique<TextWriter<StlFormatterT<true>>>(std::move(out));
-    case Format::Csv: return std::make_unique<TextWriter<CsvFormatter>>(std::move(out));
+    case Format::Din: return std::make_unique<TextWriter<DinFormatter>>(std::move(out), buf);
+    case Format::XDin: return std::make_unique<TextWriter<XDinFormatter>>(std::move(out), buf);
+    case Format::Lackey: return std::make_unique<TextWriter<LackeyFormatter>>(std::move(out), buf);
+    case Format::DramSim3: return std::make_unique<TextWriter<DramSim3Formatter>>(std::move(out), buf);
+    case Format::Stl: return std::make_unique<TextWriter<StlFormatterT<false>>>(std::move(out), buf);
+    case Format::Rstl: return std::make_unique<TextWriter<StlFormatterT<true>>>(std::move(out), buf);
+    case Format::Csv: return std::make_unique<TextWriter<CsvFormatter>>(std::move(out), buf);
     case Format::Auto:
     case Format::Store: break;
   }
@@ -261,7 +262,7 @@ Result<std::unique_ptr<TraceWriter>> open_writer(const std::string& path, Format
     if (errno == EEXIST) return make_error(path + ": already exists (use --overwrite to replace it)");
     return make_error(path + ": cannot create: " + std::strerror(errno));
   }
-  return make_writer(std::make_unique<ByteOutput>(fd, path), format);
+  return make_writer(std::make_unique<ByteOutput>(fd, path), format, 1u << 20);
 }
 
 Reference round_trip_of(Format format, Reference r) {
@@ -290,7 +291,7 @@ Reference round_trip_of(Format format, Reference r) {
 }
 
 std::unique_ptr<TraceWriter> writer_to_string(std::string* out, Format format) {
-  return make_writer(std::make_unique<ByteOutput>(out), format);
+  return make_writer(std::make_unique<ByteOutput>(out), format, 4096);
 }
 
 }  // namespace hmtt::tracefmt
