@@ -31,12 +31,43 @@ inline std::string_view next_token(std::string_view& s) {
 
 enum class NumStatus { Ok, Bad, Overflow };
 
-// Digits in base 10 or 16, the whole token, nothing else.
+// Value of a hex digit, or -1.
+struct HexTable {
+  signed char v[256];
+  constexpr HexTable() : v() {
+    for (int i = 0; i < 256; ++i) v[i] = -1;
+    for (int i = 0; i < 10; ++i) v['0' + i] = static_cast<signed char>(i);
+    for (int i = 0; i < 6; ++i) {
+      v['a' + i] = static_cast<signed char>(10 + i);
+      v['A' + i] = static_cast<signed char>(10 + i);
+    }
+  }
+};
+inline constexpr HexTable kHex{};
+
+// Digits in base 10 or 16, the whole token, nothing else (no sign, no prefix).
+// Hand-written: the importers' inner loop.
 inline NumStatus parse_uint(std::string_view tok, std::uint64_t& v, int base) {
   if (tok.empty()) return NumStatus::Bad;
-  auto [p, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), v, base);
-  if (ec == std::errc::result_out_of_range) return NumStatus::Overflow;
-  if (ec != std::errc() || p != tok.data() + tok.size()) return NumStatus::Bad;
+  std::uint64_t x = 0;
+  bool overflow = false;
+  if (base == 16) {
+    for (char ch : tok) {
+      int d = kHex.v[static_cast<unsigned char>(ch)];
+      if (d < 0) return NumStatus::Bad;
+      overflow |= (x >> 60) != 0;
+      x = (x << 4) | static_cast<unsigned>(d);
+    }
+  } else {
+    for (char ch : tok) {
+      unsigned d = static_cast<unsigned char>(ch) - static_cast<unsigned>('0');
+      if (d > 9) return NumStatus::Bad;
+      overflow |= __builtin_mul_overflow(x, 10u, &x);
+      overflow |= __builtin_add_overflow(x, d, &x);
+    }
+  }
+  if (overflow) return NumStatus::Overflow;
+  v = x;
   return NumStatus::Ok;
 }
 

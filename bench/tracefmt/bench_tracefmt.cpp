@@ -1,0 +1,151 @@
+// Trace-file import speed: lines per second through each reader, on files
+// generated here, against two baselines measured in the same run on the same
+// bytes: (1) splitting lines with memchr only (the floor any line reader pays),
+// (2) a plain sscanf-per-line parser (what a quick importer would do).
+//
+//   bench_tracefmt [LINES [FORMAT]]   (default 20 M lines, every format)
+//
+// Prints one line per format and writer; figures go to docs/benchmarks.md.
+#include <unistd.h>
+
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "hmtt/tracefmt/reader.h"
+#include "hmtt/tracefmt/writer.h"
+
+using namespace hmtt;
+using namespace hmtt::tracefmt;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// A realistic stream: instruction fetches walking code, loads and stores on a stack and a heap.
+std::vector<Reference> make_stream(std::size_t n) {
+  std::mt19937_64 rng(1);
+  std::vector<Reference> refs(n);
+  std::uint64_t pc = 0x401000, sp = 0x1ffefff000, heap = 0x4a0000;
+  for (std::size_t i = 0; i < n; ++i) {
+    Reference& r = refs[i];
+    r.time = i + (rng() % 4);
+    if (i > 0 && r.time < refs[i - 1].time) r.time = refs[i - 1].time;
+    switch (rng() % 8) {
+      case 0: case 1: case 2: case 3:
+        pc += 1 + rng() % 7;
+        r = Reference{r.time, pc, static_cast<std::uint32_t>(1 + rng() % 7), Kind::IFetch, Origin::Unknown, 0};
+        break;
+      case 4: case 5:
+        r = Reference{r.time, heap + (rng() % 65536) * 8, 8, Kind::Read, Origin::Unknown, 0};
+        break;
+      case 6:
+        r = Reference{r.time, sp - (rng() % 512) * 8, 8, Kind::Write, Origin::Unknown, 0};
+        break;
+      default:
+        r = Reference{r.time, heap + (rng() % 4096) * 4, 4, Kind::Modify, Origin::Unknown, 0};
+        break;
+    }
+  }
+  return refs;
+}
+
+std::uint64_t memchr_lines(const std::string& path) {
+  FILE* f = std::fopen(path.c_str(), "rb");
+  std::vector<char> buf(4u << 20);
+  std::uint64_t lines = 0;
+  std::size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) {
+    const char* p = buf.data();
+    const char* e = p + n;
+    while ((p = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(e - p)))) != nullptr) {
+      ++lines;
+      ++p;
+    }
+  }
+  std::fclose(f);
+  return lines;
+}
+
+std::uint64_t sscanf_din(const std::string& path, std::uint64_t& checksum) {
+  FILE* f = std::fopen(path.c_str(), "rb");
+  char line[256];
+  std::uint64_t lines = 0;
+  while (std::fgets(line, sizeof line, f)) {
+    unsigned label = 0;
+    unsigned long long addr = 0;
+    if (std::sscanf(line, "%x %llx", &label, &addr) == 2) checksum += addr + label;
+    ++lines;
+  }
+  std::fclose(f);
+  return lines;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::size_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 20'000'000;
+  auto dir = std::filesystem::temp_directory_path() / ("hmtt-bench-tracefmt-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::printf("bench_tracefmt: %zu references per format, files in %s\n", n, dir.c_str());
+  auto refs = make_stream(n);
+  for (Format f : kAllFormats) {
+    if (f == Format::Store || f == Format::Rstl) continue;
+    if (argc > 2 && format_name(f) != argv[2]) continue;
+    std::string path = (dir / ("t." + std::string(format_name(f)))).string();
+    auto t0 = Clock::now();
+    {
+      auto w = open_writer(path, f, WriterOptions{true});
+      if (!w || !(*w)->write(refs).ok() || !(*w)->finish().ok()) {
+        std::fprintf(stderr, "write failed\n");
+        return 1;
+      }
+    }
+    double wsec = seconds_since(t0);
+    auto size = std::filesystem::file_size(path);
+    // Warm the page cache, and measure the line-splitting floor.
+    memchr_lines(path);
+    t0 = Clock::now();
+    std::uint64_t floor_lines = memchr_lines(path);
+    double floor_sec = seconds_since(t0);
+    t0 = Clock::now();
+    auto reader = open_reader(path, f);
+    std::vector<Reference> buf(1u << 14);
+    std::uint64_t got = 0, checksum = 0;
+    for (;;) {
+      auto k = (*reader)->read(buf);
+      if (!k) {
+        std::fprintf(stderr, "%s\n", k.error().message.c_str());
+        return 1;
+      }
+      if (*k == 0) break;
+      got += *k;
+      checksum += buf[0].address;
+    }
+    double rsec = seconds_since(t0);
+    double lines = static_cast<double>((*reader)->counts().lines);
+    std::printf("%-9s %6.1f MB  write %6.1f M refs/s  read %6.1f M lines/s (%5.0f MB/s)  memchr floor %6.1f M lines/s  "
+                "read/floor %.2f",
+                std::string(format_name(f)).c_str(), static_cast<double>(size) / 1e6, static_cast<double>(n) / wsec / 1e6,
+                lines / rsec / 1e6, static_cast<double>(size) / rsec / 1e6,
+                static_cast<double>(floor_lines) / floor_sec / 1e6, floor_sec / rsec);
+    if (f == Format::Din) {
+      std::uint64_t cs = 0;
+      t0 = Clock::now();
+      std::uint64_t sl = sscanf_din(path, cs);
+      double ssec = seconds_since(t0);
+      std::printf("  sscanf %5.1f M lines/s  read/sscanf %.1fx", static_cast<double>(sl) / ssec / 1e6, ssec / rsec);
+    }
+    std::printf("%s\n", got == n ? "" : "  COUNT MISMATCH");
+    std::filesystem::remove(path);
+  }
+  std::filesystem::remove_all(dir);
+  return 0;
+}
