@@ -8,6 +8,24 @@
 
 namespace {
 
+// A JSON string literal (paths may hold quotes, backslashes or control bytes).
+std::string json_str(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
 struct ExportVerbOptions {
   std::string input;
   std::string input_format = "auto";
@@ -26,7 +44,7 @@ int run_export(const ExportVerbOptions& o) {
   if (o.format.empty()) {
     opts.format = format_from_extension(o.output);
     if (opts.format == Format::Auto || opts.format == Format::Store)
-      return hmtt::app::fail("export", hmtt::make_error(o.output + ": give --format (" + format_names() + ")"));
+      return hmtt::app::fail("export", hmtt::make_error(o.output + ": give --format (" + format_names(false) + ")"));
   } else {
     auto f = parse_format(o.format);
     if (!f) return hmtt::app::fail("export", f.error());
@@ -39,8 +57,8 @@ int run_export(const ExportVerbOptions& o) {
   const auto& c = s->counts;
   auto fname = format_name(opts.format);
   if (o.json) {
-    std::printf("{\"input\": \"%s\", \"output\": \"%s\", \"format\": \"%.*s\", \"references\": %llu, \"by_kind\": {",
-                o.input.c_str(), o.output.c_str(), static_cast<int>(fname.size()), fname.data(),
+    std::printf("{\"input\": %s, \"output\": %s, \"format\": \"%.*s\", \"references\": %llu, \"by_kind\": {",
+                json_str(o.input).c_str(), json_str(o.output).c_str(), static_cast<int>(fname.size()), fname.data(),
                 static_cast<unsigned long long>(c.references));
     for (int k = 0; k < hmtt::kKindCount; ++k) {
       auto name = hmtt::kind_name(static_cast<hmtt::Kind>(k));
@@ -73,7 +91,7 @@ void setup_export(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("export", "Write the references of a store (or of any trace file) to a trace file");
   cmd->add_option("TRACE", o->input, "an hmtt store, or a trace file in any readable format")->required();
   cmd->add_option("--format,-f", o->format,
-                  "output format: " + hmtt::tracefmt::format_names() + " (default: from the -o file name)");
+                  "output format: " + hmtt::tracefmt::format_names(false) + " (default: from the -o file name)");
   cmd->add_option("--input-format", o->input_format, "format of TRACE (default: auto)")->capture_default_str();
   cmd->add_option("-o,--output", o->output, "the trace file to write")->required();
   cmd->add_flag("--overwrite", o->overwrite, "replace an existing file");

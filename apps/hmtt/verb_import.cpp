@@ -8,6 +8,24 @@
 
 namespace {
 
+// A JSON string literal (paths may hold quotes, backslashes or control bytes).
+std::string json_str(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
 struct ImportVerbOptions {
   std::string input;
   std::string format = "auto";
@@ -43,9 +61,9 @@ int run_import(const ImportVerbOptions& o) {
   const auto& c = s->counts;
   auto fname = format_name(s->format);
   if (o.json) {
-    std::printf("{\"input\": \"%s\", \"format\": \"%.*s\", \"output\": \"%s\", \"bytes\": %llu, \"lines\": %llu, "
+    std::printf("{\"input\": %s, \"format\": \"%.*s\", \"output\": %s, \"bytes\": %llu, \"lines\": %llu, "
                 "\"references\": %llu, \"by_kind\": {",
-                o.input.c_str(), static_cast<int>(fname.size()), fname.data(), o.output.c_str(),
+                json_str(o.input).c_str(), static_cast<int>(fname.size()), fname.data(), json_str(o.output).c_str(),
                 static_cast<unsigned long long>(s->bytes), static_cast<unsigned long long>(c.lines),
                 static_cast<unsigned long long>(c.references));
     print_kinds(c.by_kind, true);
@@ -67,12 +85,12 @@ int run_import(const ImportVerbOptions& o) {
 
 void setup_import(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<ImportVerbOptions>();
-  auto* cmd = app.add_subcommand("import", "Read a trace file (" + hmtt::tracefmt::format_names() +
+  auto* cmd = app.add_subcommand("import", "Read a trace file (" + hmtt::tracefmt::format_names(false) +
                                                ") into an hmtt trace store");
   cmd->add_option("FILE", o->input, "trace file to read")->required();
   cmd->add_option("--format,-f", o->format,
                   "input format: auto (from the name, then the content) or one of " +
-                      hmtt::tracefmt::format_names())
+                      hmtt::tracefmt::format_names(false))
       ->capture_default_str();
   cmd->add_option("-o,--output", o->output, "the store to create (.hmtt)")->required();
   cmd->add_option("--tick-ps", o->tick_ps,

@@ -33,9 +33,10 @@ Result<Format> parse_format(std::string_view name) {
   return make_error("unknown trace format '" + std::string(name) + "' (known: " + format_names() + ")");
 }
 
-std::string format_names() {
+std::string format_names(bool with_store) {
   std::string s;
   for (Format f : kAllFormats) {
+    if (f == Format::Store && !with_store) continue;
     if (!s.empty()) s += ", ";
     s += format_name(f);
   }

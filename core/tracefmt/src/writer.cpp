@@ -253,7 +253,7 @@ Result<std::unique_ptr<TraceWriter>> open_writer(const std::string& path, Format
                                                  const WriterOptions& options) {
   if (format == Format::Auto) format = format_from_extension(path);
   if (format == Format::Auto)
-    return make_error(path + ": cannot tell the output format from the name (give --format: " + format_names() + ")");
+    return make_error(path + ": cannot tell the output format from the name (give --format: " + format_names(false) + ")");
   if (format == Format::Store)
     return make_error(path + ": an hmtt store is written by `hmtt import`, not by a trace writer");
   int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (options.overwrite ? O_TRUNC : O_EXCL);

@@ -30,8 +30,9 @@ inline constexpr Format kAllFormats[] = {Format::Din, Format::XDin, Format::Lack
 std::string_view format_name(Format f);
 // Parses a name as printed by format_name (also "store" for Format::Store).
 Result<Format> parse_format(std::string_view name);
-// Comma-separated list of the names, for help texts.
-std::string format_names();
+// Comma-separated list of the names, for help texts; text formats only
+// (what a trace file can be) unless with_store.
+std::string format_names(bool with_store = true);
 
 // The format a file name's extension says, or Format::Auto when the
 // extension is unknown or ambiguous (.txt, .trace, .log, none).
