@@ -123,6 +123,11 @@ TEST_CASE("lackey: instruction and data records, valgrind lines skipped, round t
   CHECK(reader->counts().ignored_lines == 3);
   CHECK(reader->counts().by_kind[static_cast<int>(Kind::IFetch)] == 2);
   CHECK(render(*refs, Format::Lackey) == body);
+  // --trace-superblocks=yes adds "SB addr" lines: checked, then skipped.
+  auto sb = parse("SB 0401ab70\nI  0401ab70,3\n", Format::Lackey);
+  REQUIRE(sb.ok());
+  CHECK(*sb == std::vector<Reference>{ref(0, 0x401ab70, 3, Kind::IFetch)});
+  CHECK(error_of("SB 04x\n", Format::Lackey, "l.txt") == "l.txt:1: bad address '04x'");
 }
 
 TEST_CASE("dramsim3: address, command, cycle, round trip") {

@@ -35,7 +35,7 @@ inline LineKind number_error(std::string& why, NumStatus st, std::string_view fi
 }
 
 // Hex address token with optional 0x.
-inline bool parse_address(std::string_view tok, std::uint64_t& addr, std::string& why, LineKind& out) {
+HMTT_HOT bool parse_address(std::string_view tok, std::uint64_t& addr, std::string& why, LineKind& out) {
   if (tok.empty()) {
     out = fail(why, "missing address");
     return false;
@@ -108,8 +108,9 @@ struct XDinParser {
 };
 
 // Valgrind lackey --trace-mem=yes: "I  addr,size", " L addr,size",
-// " S addr,size", " M addr,size" (address hex, size decimal) and valgrind's
-// own "==pid== text" lines, which are checked and skipped.
+// " S addr,size", " M addr,size" (address hex, size decimal), valgrind's own
+// "==pid== text" lines and "SB addr" superblock lines (--trace-superblocks=yes),
+// which are checked and skipped.
 struct LackeyParser {
   static constexpr Format kFormat = Format::Lackey;
   LineKind parse(std::string_view line, Reference& r, std::string& why) {
@@ -129,6 +130,14 @@ struct LackeyParser {
       r.kind = line[1] == 'L' ? Kind::Read : line[1] == 'S' ? Kind::Write : Kind::Modify;
       rest = line.substr(3);
     } else if (all_blank(line)) {
+      return LineKind::Ignored;
+    } else if (line.size() >= 3 && line[0] == 'S' && line[1] == 'B' && is_blank(line[2])) {
+      // "SB addr": a superblock entry (--trace-superblocks=yes), not a memory access.
+      std::string_view rest_sb = line.substr(3);
+      std::uint64_t addr = 0;
+      LineKind out = LineKind::Ignored;
+      if (!parse_address(next_token(rest_sb), addr, why, out)) return out;
+      if (!all_blank(rest_sb)) return fail(why, "unexpected text after the superblock address: " + quote(rest_sb));
       return LineKind::Ignored;
     } else {
       return fail(why, "unrecognised line " + quote(line) +

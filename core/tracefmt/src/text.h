@@ -10,7 +10,13 @@
 
 namespace hmtt::tracefmt::detail {
 
-constexpr bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+#define HMTT_HOT [[gnu::always_inline]] inline
+
+// ' ', \t, \r, \v, \f: one compare for printable characters, the common case.
+HMTT_HOT constexpr bool is_blank(char c) {
+  auto u = static_cast<unsigned char>(c);
+  return u <= ' ' && (u == ' ' || (u >= '\t' && u <= '\r' && u != '\n'));
+}
 
 inline bool all_blank(std::string_view s) {
   for (char c : s)
@@ -19,7 +25,7 @@ inline bool all_blank(std::string_view s) {
 }
 
 // The next whitespace-separated token of `s`; `s` is advanced past it.
-inline std::string_view next_token(std::string_view& s) {
+HMTT_HOT std::string_view next_token(std::string_view& s) {
   std::size_t i = 0;
   while (i < s.size() && is_blank(s[i])) ++i;
   std::size_t j = i;
@@ -47,7 +53,7 @@ inline constexpr HexTable kHex{};
 
 // Digits in base 10 or 16, the whole token, nothing else (no sign, no prefix).
 // Hand-written: the importers' inner loop.
-inline NumStatus parse_uint(std::string_view tok, std::uint64_t& v, int base) {
+HMTT_HOT NumStatus parse_uint(std::string_view tok, std::uint64_t& v, int base) {
   if (tok.empty()) return NumStatus::Bad;
   std::uint64_t x = 0;
   bool overflow = false;
@@ -71,12 +77,12 @@ inline NumStatus parse_uint(std::string_view tok, std::uint64_t& v, int base) {
   return NumStatus::Ok;
 }
 
-inline bool has_0x(std::string_view tok) {
+HMTT_HOT bool has_0x(std::string_view tok) {
   return tok.size() >= 2 && tok[0] == '0' && (tok[1] == 'x' || tok[1] == 'X');
 }
 
 // Hexadecimal with an optional 0x/0X prefix.
-inline NumStatus parse_hex_opt0x(std::string_view tok, std::uint64_t& v) {
+HMTT_HOT NumStatus parse_hex_opt0x(std::string_view tok, std::uint64_t& v) {
   if (has_0x(tok)) tok.remove_prefix(2);
   return parse_uint(tok, v, 16);
 }
