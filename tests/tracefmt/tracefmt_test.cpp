@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <sys/wait.h>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -360,4 +362,33 @@ TEST_CASE("open_trace opens every text format") {
   auto missing = open_trace(dir.file("nope.din"));
   REQUIRE_FALSE(missing.ok());
   CHECK(missing.error().message == dir.file("nope.din") + ": cannot open: No such file or directory");
+}
+
+TEST_CASE("hmtt export converts between trace files and reports malformed input with exit code 1") {
+  const char* bin = std::getenv("HMTT_BIN");
+  if (bin == nullptr) {
+    MESSAGE("HMTT_BIN not set: verb test skipped");
+    return;
+  }
+  TempDir dir;
+  auto in = write_file(dir.file("t.lackey"), "==5== x\nI  00400000,4\n L 00601000,8\n M 00601008,4\n");
+  std::string json = dir.file("out.json");
+  std::string cmd = std::string(bin) + " export '" + in + "' -o '" + dir.file("t.xdin") + "' --json > '" + json + "'";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  CHECK(read_file(json) ==
+        "{\"input\": \"" + in + "\", \"output\": \"" + dir.file("t.xdin") +
+            "\", \"format\": \"xdin\", \"references\": 3, \"by_kind\": {\"read\": 1, \"write\": 0, \"ifetch\": 1, "
+            "\"modify\": 1}, \"kind_normalised\": 1, \"bytes\": 33}\n");
+  CHECK(read_file(dir.file("t.xdin")) == "i 400000 4\nr 601000 8\nw 601008 4\n");
+  auto bad = write_file(dir.file("bad.csv"), "time,address,kind,size,origin,source\n1,0x10,read,4,cpu,0\n0,0x10,read,4,cpu,0\n");
+  cmd = std::string(bin) + " export '" + bad + "' -o '" + dir.file("bad.din") + "' 2> '" + json + "'";
+  int rc = std::system(cmd.c_str());
+  CHECK(WEXITSTATUS(rc) == 1);
+  CHECK(read_file(json) == "hmtt export: " + bad +
+                               ":3: time 0 is before the previous reference's 1 (hmtt needs references in time order)\n");
+  CHECK_FALSE(fs::exists(dir.file("bad.din")));
+  cmd = std::string(bin) + " export '" + in + "' -o '" + dir.file("t.xdin") + "' 2> '" + json + "'";
+  rc = std::system(cmd.c_str());
+  CHECK(WEXITSTATUS(rc) == 1);
+  CHECK(read_file(json) == "hmtt export: " + dir.file("t.xdin") + ": already exists (use --overwrite to replace it)\n");
 }
