@@ -111,8 +111,11 @@ struct Profile {
 };
 
 struct WriterOptions {
-  std::uint32_t chunk_refs = 1u << 16;  // references per chunk
+  std::uint32_t chunk_refs = 1u << 16;  // references per chunk (1 .. 2^24)
   bool overwrite = false;               // replace an existing file
+  int lz4_acceleration = 1;             // LZ4_compress_fast acceleration (1 = default; higher = faster, larger)
+  bool background = true;               // compress and commit chunks on a writer thread
+  std::uint32_t page_size = 65536;      // SQLite page size of the new file (512 .. 65536, a power of two)
 };
 
 // Writes one capture. References must arrive in non-decreasing time order.
@@ -135,6 +138,10 @@ class StoreWriter final : public ReferenceSink {
   Status add_profile(const Profile& profile);
   Status set_link_stats(std::span<const LinkStats> links);  // replaces rows of those links
   Status set_meta(const std::string& key, const std::string& value);
+
+  // Chunks and references committed to the file so far (a killed writer's file holds at least these).
+  std::uint64_t committed_chunks() const;
+  std::uint64_t committed_references() const;
 
   struct Impl;
  private:
@@ -159,7 +166,13 @@ struct Summary {
   std::uint64_t max_address = 0;
   std::uint64_t chunks = 0;
   std::uint64_t events = 0;
-  std::uint64_t compressed_bytes = 0;
+  std::uint64_t compressed_bytes = 0;  // sum of chunk BLOB sizes
+  std::uint64_t page_map_entries = 0;
+  std::uint64_t dma_entries = 0;
+  std::uint64_t processes = 0;
+  std::uint64_t reports = 0;
+  std::uint64_t profiles = 0;
+  bool finished = false;  // the writer reached finish(); false for an interrupted capture
 };
 
 class StoreReader {

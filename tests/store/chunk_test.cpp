@@ -1,0 +1,186 @@
+// The chunk codec against the worked examples of docs/store.md ("The chunk
+// BLOB") and round trips over random and edge-case runs.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <random>
+
+#include "hmtt/store/checksum.h"
+#include "hmtt/store/chunk.h"
+
+using namespace hmtt;
+using namespace hmtt::store;
+
+namespace {
+
+std::vector<Reference> decode_all(std::span<const std::uint8_t> blob) {
+  ChunkDecoder d;
+  Status st = d.load(blob);
+  REQUIRE_MESSAGE(st.ok(), (st.ok() ? "" : st.error().message));
+  std::vector<Reference> out(d.refs());
+  // Odd batch sizes exercise the running prefix sums across calls.
+  std::size_t at = 0;
+  std::size_t batch = 1;
+  while (at < out.size()) {
+    std::size_t n = d.next(std::span<Reference>(out).subspan(at, std::min(batch, out.size() - at)));
+    REQUIRE(n > 0);
+    at += n;
+    batch = batch * 3 + 1;
+  }
+  CHECK(d.next(std::span<Reference>(out)) == 0);
+  return out;
+}
+
+std::vector<std::uint8_t> encode(const std::vector<Reference>& refs, int accel = 1) {
+  std::vector<std::uint8_t> blob;
+  Status st = encode_chunk(refs, blob, accel);
+  REQUIRE_MESSAGE(st.ok(), (st.ok() ? "" : st.error().message));
+  return blob;
+}
+
+}  // namespace
+
+TEST_CASE("xxh64 matches the reference implementation (docs/store.md test vectors)") {
+  // Cross-checked against libxxhash 0.8.1's XXH64(seed 0); input byte i = (7*i + 1) mod 256.
+  const std::pair<std::size_t, std::uint64_t> vectors[] = {
+      {0, 0xef46db3751d8e999ULL},  {1, 0x8a4127811b21e730ULL},  {3, 0xb6e6c910c2fd373aULL},
+      {4, 0x22eda2cf6af4c124ULL},  {8, 0xc6f1803a5e0b3222ULL},  {31, 0x6ab1c40e29f50073ULL},
+      {32, 0x5a0756fbe9ecd3d1ULL}, {33, 0xdc50cdc37bb9c183ULL}, {100, 0xd248bfc5208b0b16ULL},
+  };
+  for (auto [n, want] : vectors) {
+    std::vector<std::uint8_t> b(n);
+    for (std::size_t i = 0; i < n; ++i) b[i] = static_cast<std::uint8_t>(7 * i + 1);
+    CHECK(xxh64(b) == want);
+  }
+}
+
+TEST_CASE("worked example 1: three references, byte for byte") {
+  const std::vector<Reference> refs = {
+      {100, 0x1000, 64, Kind::Read, Origin::Unknown, 0},
+      {105, 0x1040, 64, Kind::Read, Origin::Unknown, 0},
+      {107, 0x2000, 64, Kind::Write, Origin::Unknown, 0},
+  };
+  const std::vector<std::uint8_t> want = {
+      // header
+      0x48, 0x4d, 0x54, 0x43, 0x01, 0x00, 0x05, 0x00, 0x03, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00,
+      0x64, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+      // column table: time (base 2, width 1), address (base 0x80, width 2), kind/origin (0, 1),
+      // size (64, 0), source (0, 0)
+      0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+      0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+      0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+      0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+      0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+      // plane table: four raw planes of 3 bytes
+      0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+      0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+      // planes: time, address low byte, address high byte, kind/origin
+      0x00, 0x03, 0x00, 0x00, 0x00, 0x80, 0x00, 0x00, 0x1f, 0x00, 0x00, 0x01,
+      // XXH64 trailer 0xb6f9ad94970e8b69
+      0x69, 0x8b, 0x0e, 0x97, 0x94, 0xad, 0xf9, 0xb6,
+  };
+  CHECK(encode(refs) == want);
+  CHECK(decode_all(want) == refs);
+}
+
+TEST_CASE("worked example 2: a sequential read stream compresses its planes with LZ4") {
+  // 4096 reads of consecutive 64-byte lines, one tick apart, from cpu 1.
+  std::vector<Reference> refs;
+  for (std::uint64_t i = 0; i < 4096; ++i) refs.push_back({1000 + i, 0x40000000 + 64 * i, 64, Kind::Read, Origin::Cpu, 1});
+  auto blob = encode(refs);
+  // Every column is constant after reduction: time base 1, address base zigzag(64) = 128,
+  // kind/origin base 0x04, size base 64, source base 1; no planes at all.
+  REQUIRE(blob.size() == 32 + 80 + 8);
+  CHECK(blob[12] == 0);  // plane count
+  std::uint64_t base_addr = 0;
+  std::memcpy(&base_addr, blob.data() + 32 + 16, 8);
+  CHECK(base_addr == 128);
+  CHECK(blob[32 + 2 * 16] == 0x04);
+  CHECK(decode_all(blob) == refs);
+
+  // Every 16th reference is a write to a second stream: kind and address planes appear.
+  for (std::size_t i = 0; i < refs.size(); i += 16) {
+    refs[i].kind = Kind::Write;
+    refs[i].address = 0x80000000 + 64 * i;
+  }
+  blob = encode(refs);
+  CHECK(blob[12] >= 2);
+  CHECK(blob.size() < 4096);  // a few hundred bytes: the planes are periodic, LZ4 folds them
+  CHECK(decode_all(blob) == refs);
+}
+
+TEST_CASE("round trip: random runs, every field, every width") {
+  std::mt19937_64 rng(42);
+  for (int trial = 0; trial < 200; ++trial) {
+    const std::size_t n = 1 + rng() % (trial < 100 ? 50 : 20000);
+    std::vector<Reference> refs(n);
+    std::uint64_t t = rng() >> (rng() % 64);
+    const int tbits = static_cast<int>(rng() % 65);
+    const int abits = static_cast<int>(rng() % 65);
+    for (auto& r : refs) {
+      const std::uint64_t dt = tbits == 0 ? 0 : (rng() >> (64 - tbits));
+      t = (t + dt < t) ? t : t + dt;  // saturate instead of wrapping: time never decreases
+      r.time = t;
+      r.address = abits == 0 ? 0x1234 : (rng() >> (64 - abits));
+      r.size = trial % 3 == 0 ? static_cast<std::uint32_t>(rng()) : 64;
+      r.kind = static_cast<Kind>(rng() % 4);
+      r.origin = static_cast<Origin>(rng() % 4);
+      r.source = trial % 5 == 0 ? static_cast<std::uint16_t>(rng()) : 0;
+    }
+    auto blob = encode(refs, 1 + trial % 4);
+    CHECK(decode_all(blob) == refs);
+  }
+}
+
+TEST_CASE("encoder rejects what it cannot store") {
+  std::vector<std::uint8_t> blob;
+  CHECK_FALSE(encode_chunk({}, blob).ok());
+  std::vector<Reference> back = {{10, 0, 0, Kind::Read, Origin::Unknown, 0}, {9, 0, 0, Kind::Read, Origin::Unknown, 0}};
+  Status st = encode_chunk(back, blob);
+  REQUIRE_FALSE(st.ok());
+  CHECK(st.error().message.find("reference 1: time 9 is before") != std::string::npos);
+  std::vector<Reference> bad_kind = {{10, 0, 0, static_cast<Kind>(9), Origin::Unknown, 0}};
+  CHECK_FALSE(encode_chunk(bad_kind, blob).ok());
+}
+
+TEST_CASE("decoder names what is wrong in a damaged BLOB") {
+  std::vector<Reference> refs;
+  for (std::uint64_t i = 0; i < 1000; ++i) refs.push_back({i * 3, (i * 7919) % 100000 * 64, 64, Kind::Read, Origin::Unknown, 0});
+  const auto good = encode(refs);
+  auto message = [](std::vector<std::uint8_t> b) {
+    ChunkDecoder d;
+    Status st = d.load(b);
+    return st.ok() ? std::string("ok") : st.error().message;
+  };
+  auto refresh = [](std::vector<std::uint8_t>& b) {  // recompute the trailer after an edit
+    std::uint64_t h = xxh64({b.data(), b.size() - 8});
+    std::memcpy(b.data() + b.size() - 8, &h, 8);
+  };
+  CHECK(message(good) == "ok");
+  CHECK(message({good.begin(), good.begin() + 50}).find("shorter than the minimum") != std::string::npos);
+  auto b = good;
+  b[0] = 'X';
+  CHECK(message(b).find("magic") != std::string::npos);
+  b = good;
+  b[200] ^= 1;
+  CHECK(message(b).find("checksum mismatch") != std::string::npos);
+  b = good;
+  b.pop_back();
+  CHECK(message(b).find("checksum mismatch") != std::string::npos);
+  b = good;
+  b[4] = 2;
+  refresh(b);
+  CHECK(message(b).find("version 2") != std::string::npos);
+  b = good;
+  b[32 + 8] = 9;  // time width 9
+  refresh(b);
+  CHECK(message(b).find("width 9") != std::string::npos);
+  b = good;
+  b[12] += 1;  // plane count
+  refresh(b);
+  CHECK(message(b).find("plane count") != std::string::npos);
+  b = good;
+  b[8] = 0, b[9] = 0, b[10] = 0, b[11] = 0;  // zero references
+  refresh(b);
+  CHECK(message(b).find("reference count 0") != std::string::npos);
+}
