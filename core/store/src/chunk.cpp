@@ -97,24 +97,21 @@ std::string hex(std::uint64_t v) {
 
 }  // namespace
 
-std::size_t ChunkColumns::plane_count() const {
-  std::size_t p = 0;
-  for (auto w : width_) p += w;
-  return p;
-}
+std::size_t ChunkColumns::plane_count() const { return plane_list_.size(); }
+
+std::span<const std::uint8_t> ChunkColumns::plane(std::size_t p) const { return plane_list_[p]; }
 
 Status ChunkColumns::split(std::span<const Reference> refs) {
   const std::size_t n = refs.size();
   if (n == 0) return make_error("no references");
   if (n > kChunkMaxRefs) {
-    return make_error(std::to_string(n) + " references, more than the limit " +
-                      std::to_string(kChunkMaxRefs));
+    return make_error(std::to_string(n) + " references, more than the limit " + std::to_string(kChunkMaxRefs));
   }
   grow(tdelta_, n);
-  grow(adelta_, n);
   grow(size_, n);
   grow(source_, n);
   grow(ko_, n);
+  grow(residuals_, n * 10);
   stats_ = ChunkStats{};
   stats_.refs = static_cast<std::uint32_t>(n);
   t_first_ = refs[0].time;
@@ -122,10 +119,12 @@ Status ChunkColumns::split(std::span<const Reference> refs) {
   stats_.t_first = t_first_;
   stats_.t_last = refs[n - 1].time;
 
-  std::array<std::uint64_t, kKindCount> last;
-  last.fill(a_first_);
+  model_.reset(a_first_);
+  detail::AddressModel& model = model_;
+  std::uint8_t* res = residuals_.data();
+  std::uint64_t misses = 0;
   std::uint64_t prev_t = t_first_;
-  std::uint64_t tmin = UINT64_MAX, tmax = 0, zmin = UINT64_MAX, zmax = 0;
+  std::uint64_t tmin = UINT64_MAX, tmax = 0;
   std::uint32_t smin = UINT32_MAX, smax = 0;
   std::uint16_t srcmin = UINT16_MAX, srcmax = 0;
   std::uint8_t komin = 0xFF, komax = 0;
@@ -146,19 +145,38 @@ Status ChunkColumns::split(std::span<const Reference> refs) {
     }
     const std::uint64_t dt = r.time - prev_t;
     prev_t = r.time;
-    const std::uint64_t z = zigzag(r.address - last[k]);
-    last[k] = r.address;
+    // The first exact predictor wins (stride, context, sequential); else a residual against last[k].
+    const std::uint64_t a = r.address;
+    const std::size_t h = model.slot(k);
+    unsigned sel;
+    if (a == model.last[k] + model.stride[k]) {
+      sel = 0;
+    } else if (a == model.table[h].last + model.table[h].stride) {
+      sel = 1;
+    } else if (a == model.last[k] + model.last_size[k]) {
+      sel = 2;
+    } else {
+      // Residual against the nearer of last[k] and the context's last address (bit 6 says which).
+      const std::uint64_t zk = zigzag(a - model.last[k]);
+      const std::uint64_t zc = zigzag(a - model.table[h].last);
+      sel = zc < zk ? 7 : 3;
+      std::uint64_t z = zc < zk ? zc : zk;
+      while (z >= 0x80) {
+        *res++ = static_cast<std::uint8_t>(z | 0x80);
+        z >>= 7;
+      }
+      *res++ = static_cast<std::uint8_t>(z);
+      ++misses;
+    }
+    model.update(k, h, a, r.size);
     tdelta_[i] = dt;
-    adelta_[i] = z;
     size_[i] = r.size;
     source_[i] = r.source;
-    const auto ko = static_cast<std::uint8_t>(k | (o << 2));
+    const auto ko = static_cast<std::uint8_t>(k | (o << 2) | (sel << 4));
     ko_[i] = ko;
     if (i > 0) {
       tmin = std::min(tmin, dt);
       tmax = std::max(tmax, dt);
-      zmin = std::min(zmin, z);
-      zmax = std::max(zmax, z);
     }
     smin = std::min(smin, r.size);
     smax = std::max(smax, r.size);
@@ -166,38 +184,46 @@ Status ChunkColumns::split(std::span<const Reference> refs) {
     srcmax = std::max(srcmax, r.source);
     komin = std::min(komin, ko);
     komax = std::max(komax, ko);
-    amin = std::min(amin, r.address);
-    amax = std::max(amax, r.address);
+    amin = std::min(amin, a);
+    amax = std::max(amax, a);
     kind_bits |= 1u << k;
     origin_bits |= 1u << o;
     by_kind[k]++;
   }
-  if (n == 1) tmin = tmax = zmin = zmax = 0;
-  // Row 0 carries no delta (the header holds t_first and a_first): store the base there.
+  if (n == 1) tmin = tmax = 0;
+  // Row 0 carries no time delta (the header holds t_first): store the base there.
   tdelta_[0] = tmin;
-  adelta_[0] = zmin;
+  residual_bytes_ = static_cast<std::size_t>(res - residuals_.data());
   stats_.a_min = amin;
   stats_.a_max = amax;
   stats_.by_kind = by_kind;
   stats_.kind_mask = kind_bits;
   stats_.origin_mask = origin_bits;
 
-  base_ = {tmin, zmin, komin, smin, srcmin};
-  width_ = {byte_width(tmax - tmin), byte_width(zmax - zmin), byte_width(static_cast<std::uint64_t>(komax - komin)),
-            byte_width(static_cast<std::uint64_t>(smax - smin)), byte_width(static_cast<std::uint64_t>(srcmax - srcmin))};
-  const std::size_t planes = plane_count();
-  grow(planes_, planes * n);
+  base_ = {tmin, misses, komin, smin, srcmin};
+  width_ = {byte_width(tmax - tmin), static_cast<std::uint8_t>(misses > 0 ? 1 : 0),
+            byte_width(static_cast<std::uint64_t>(komax - komin)), byte_width(static_cast<std::uint64_t>(smax - smin)),
+            byte_width(static_cast<std::uint64_t>(srcmax - srcmin))};
+  const std::size_t byte_planes = width_[0] + width_[2] + width_[3] + width_[4];
+  grow(planes_, byte_planes * n);
   std::uint8_t* out = planes_.data();
+  plane_list_.clear();
+  auto add_planes = [&](int column) {
+    for (int b = 0; b < width_[column]; ++b) plane_list_.emplace_back(out + static_cast<std::size_t>(b) * n, n);
+  };
+  add_planes(0);
   cut_planes(tdelta_.data(), n, base_[0], width_[0], out);
   out += width_[0] * n;
-  cut_planes(adelta_.data(), n, base_[1], width_[1], out);
-  out += width_[1] * n;
+  if (misses > 0) plane_list_.emplace_back(residuals_.data(), residual_bytes_);
+  add_planes(2);
   cut_planes(ko_.data(), n, base_[2], width_[2], out);
   out += width_[2] * n;
+  add_planes(3);
   cut_planes(size_.data(), n, base_[3], width_[3], out);
   out += width_[3] * n;
+  add_planes(4);
   cut_planes(source_.data(), n, base_[4], width_[4], out);
-  stats_.plane_bytes = planes * n;
+  stats_.plane_bytes = byte_planes * n + residual_bytes_;
   return Status::success();
 }
 
@@ -205,8 +231,10 @@ std::size_t pack_chunk(const ChunkColumns& columns, int acceleration, std::vecto
   const std::size_t n = columns.stats().refs;
   const std::size_t planes = columns.plane_count();
   const std::size_t tables = kChunkHeaderBytes + kChunkColumns * kColumnEntryBytes + planes * kPlaneEntryBytes;
-  const std::size_t bound =
-      tables + planes * static_cast<std::size_t>(LZ4_compressBound(static_cast<int>(n))) + kChunkTrailerBytes;
+  std::size_t bound = tables + kChunkTrailerBytes;
+  for (std::size_t p = 0; p < planes; ++p) {
+    bound += static_cast<std::size_t>(LZ4_compressBound(static_cast<int>(columns.plane(p).size())));
+  }
   grow(blob, bound);
   std::uint8_t* b = blob.data();
   std::memset(b, 0, tables);
@@ -224,21 +252,31 @@ std::size_t pack_chunk(const ChunkColumns& columns, int acceleration, std::vecto
   }
   std::uint8_t* table = b + kChunkHeaderBytes + kChunkColumns * kColumnEntryBytes;
   std::size_t at = tables;
-  const std::uint8_t* src = columns.planes().data();
   for (std::size_t p = 0; p < planes; ++p) {
-    const auto* in = reinterpret_cast<const char*>(src + p * n);
-    int got = LZ4_compress_fast(in, reinterpret_cast<char*>(b + at), static_cast<int>(n),
-                                LZ4_compressBound(static_cast<int>(n)), acceleration);
+    const std::span<const std::uint8_t> plane = columns.plane(p);
+    const int len = static_cast<int>(plane.size());
+    const auto* in = reinterpret_cast<const char*>(plane.data());
+    int got = 0;
+    // A plane of noise (random low address bytes) gains nothing: probe its first 4 KiB first.
+    bool try_lz4 = len > 0;
+    if (len > 65536) {
+      const int probe = LZ4_compress_fast(in, reinterpret_cast<char*>(b + at), 4096, LZ4_compressBound(4096), acceleration);
+      try_lz4 = probe > 0 && probe < 3900;
+    }
+    if (try_lz4) {
+      got = LZ4_compress_fast(in, reinterpret_cast<char*>(b + at), len, LZ4_compressBound(len), acceleration);
+    }
     std::uint8_t* e = table + p * kPlaneEntryBytes;
-    if (got > 0 && static_cast<std::size_t>(got) < n) {
-      put32(e, static_cast<std::uint32_t>(got));
-      e[4] = static_cast<std::uint8_t>(PlaneEncoding::Lz4);
+    put32(e, static_cast<std::uint32_t>(len));
+    if (got > 0 && got < len) {
+      put32(e + 4, static_cast<std::uint32_t>(got));
+      e[8] = static_cast<std::uint8_t>(PlaneEncoding::Lz4);
       at += static_cast<std::size_t>(got);
     } else {
-      std::memcpy(b + at, in, n);
-      put32(e, static_cast<std::uint32_t>(n));
-      e[4] = static_cast<std::uint8_t>(PlaneEncoding::Raw);
-      at += n;
+      if (len > 0) std::memcpy(b + at, in, static_cast<std::size_t>(len));
+      put32(e + 4, static_cast<std::uint32_t>(len));
+      e[8] = static_cast<std::uint8_t>(PlaneEncoding::Raw);
+      at += static_cast<std::size_t>(len);
     }
   }
   put64(b + at, xxh64({b, at}));
@@ -301,7 +339,12 @@ Status ChunkDecoder::load(std::span<const std::uint8_t> blob) {
     return make_error("offset 12: plane count " + std::to_string(planes) + ", but the column widths sum to " +
                       std::to_string(width_sum));
   }
-  if (base_[2] > 15 || base_[3] > UINT32_MAX || base_[4] > UINT16_MAX) {
+  const std::uint64_t misses = base_[1];
+  if (misses > n || (misses > 0) != (width_[1] == 1)) {
+    return make_error("offset 48: residual count " + std::to_string(misses) + " does not fit column 1's width " +
+                      std::to_string(width_[1]) + " and " + std::to_string(n) + " references");
+  }
+  if (base_[2] > 127 || base_[3] > UINT32_MAX || base_[4] > UINT16_MAX) {
     return make_error("column table: a base is out of its column's range");
   }
   const std::size_t tables = fixed + planes * kPlaneEntryBytes;
@@ -309,66 +352,129 @@ Status ChunkDecoder::load(std::span<const std::uint8_t> blob) {
     return make_error("BLOB is " + std::to_string(size) + " bytes, shorter than its tables (" +
                       std::to_string(tables + kChunkTrailerBytes) + ")");
   }
-  std::size_t lz4_planes = 0;
+  // Plane p belongs to column c; every plane but column 1's is n bytes long.
+  std::array<int, 23> plane_column{};
+  {
+    std::size_t p = 0;
+    for (int c = 0; c < kChunkColumns; ++c) {
+      for (int w = 0; w < width_[c]; ++w) plane_column[p++] = c;
+    }
+  }
+  std::size_t unpacked = 0;
   std::size_t data = 0;
   for (std::uint32_t p = 0; p < planes; ++p) {
-    const std::uint8_t* e = b + fixed + p * kPlaneEntryBytes;
     const std::size_t off = fixed + p * kPlaneEntryBytes;
-    const std::uint32_t len = get32(e);
-    if (e[4] > 1) return make_error("offset " + std::to_string(off + 4) + ": plane encoding " + std::to_string(e[4]) + " unknown");
-    if (e[5] || e[6] || e[7]) return make_error("offset " + std::to_string(off + 5) + ": reserved byte is not zero");
-    if (e[4] == 0 && len != n) {
-      return make_error("offset " + std::to_string(off) + ": raw plane " + std::to_string(p) + " is " +
-                        std::to_string(len) + " bytes, must be the reference count " + std::to_string(n));
+    const std::uint8_t* e = b + off;
+    const std::uint32_t raw = get32(e);
+    const std::uint32_t len = get32(e + 4);
+    if (e[8] > 1) return make_error("offset " + std::to_string(off + 8) + ": plane encoding " + std::to_string(e[8]) + " unknown");
+    if (e[9] || e[10] || e[11]) return make_error("offset " + std::to_string(off + 9) + ": reserved byte is not zero");
+    if (plane_column[p] != 1 && raw != n) {
+      return make_error("offset " + std::to_string(off) + ": plane " + std::to_string(p) + " is " +
+                        std::to_string(raw) + " bytes, must be the reference count " + std::to_string(n));
     }
-    if (e[4] == 1 && (len == 0 || n > 255 * static_cast<std::uint64_t>(len) + 16)) {
+    if (plane_column[p] == 1 && (raw < misses || raw > 10 * misses)) {
+      return make_error("offset " + std::to_string(off) + ": residual stream of " + std::to_string(raw) +
+                        " bytes cannot hold " + std::to_string(misses) + " varints");
+    }
+    if (e[8] == 0 && len != raw) {
+      return make_error("offset " + std::to_string(off + 4) + ": raw plane " + std::to_string(p) + " stores " +
+                        std::to_string(len) + " bytes, must be " + std::to_string(raw));
+    }
+    if (e[8] == 1) {
       // LZ4 expands at most ~255:1, so a tiny block cannot hold a huge plane: reject before allocating.
-      return make_error("offset " + std::to_string(off) + ": LZ4 plane " + std::to_string(p) + " of " +
-                        std::to_string(len) + " bytes cannot hold " + std::to_string(n) + " bytes");
+      if (len == 0 || raw > 255 * static_cast<std::uint64_t>(len) + 16) {
+        return make_error("offset " + std::to_string(off + 4) + ": LZ4 plane " + std::to_string(p) + " of " +
+                          std::to_string(len) + " bytes cannot hold " + std::to_string(raw) + " bytes");
+      }
+      unpacked += raw;
     }
-    lz4_planes += e[4];
     data += len;
   }
   if (tables + data + kChunkTrailerBytes != size) {
     return make_error("plane sizes sum to " + std::to_string(data) + " bytes, but the BLOB holds " +
                       std::to_string(size - tables - kChunkTrailerBytes));
   }
-  grow(unpacked_, lz4_planes * n);
+  grow(unpacked_, unpacked);
   std::size_t at = tables;
   std::size_t lz4_at = 0;
-  std::uint32_t p = 0;
-  for (int c = 0; c < kChunkColumns; ++c) {
-    for (int w = 0; w < width_[c]; ++w, ++p) {
-      const std::uint8_t* e = b + fixed + p * kPlaneEntryBytes;
-      const std::uint32_t len = get32(e);
-      if (e[4] == 0) {
-        plane_[c][w] = b + at;
-      } else {
-        std::uint8_t* dst = unpacked_.data() + lz4_at;
-        int got = LZ4_decompress_safe(reinterpret_cast<const char*>(b + at), reinterpret_cast<char*>(dst),
-                                      static_cast<int>(len), static_cast<int>(n));
-        if (got != static_cast<int>(n)) {
-          return make_error("offset " + std::to_string(at) + ": LZ4 plane " + std::to_string(p) +
-                            " does not decompress to " + std::to_string(n) + " bytes");
-        }
-        plane_[c][w] = dst;
-        lz4_at += n;
+  const std::uint8_t* residuals = nullptr;
+  std::size_t residual_len = 0;
+  for (std::uint32_t p = 0; p < planes; ++p) {
+    const std::uint8_t* e = b + fixed + p * kPlaneEntryBytes;
+    const std::uint32_t raw = get32(e);
+    const std::uint32_t len = get32(e + 4);
+    const std::uint8_t* where = b + at;
+    if (e[8] == 1) {
+      std::uint8_t* dst = unpacked_.data() + lz4_at;
+      int got = LZ4_decompress_safe(reinterpret_cast<const char*>(b + at), reinterpret_cast<char*>(dst),
+                                    static_cast<int>(len), static_cast<int>(raw));
+      if (got != static_cast<int>(raw)) {
+        return make_error("offset " + std::to_string(at) + ": LZ4 plane " + std::to_string(p) +
+                          " does not decompress to " + std::to_string(raw) + " bytes");
       }
-      at += len;
+      where = dst;
+      lz4_at += raw;
+    }
+    const int c = plane_column[p];
+    int w = 0;
+    while (w < 8 && p >= static_cast<std::uint32_t>(w) + 1 && plane_column[p - static_cast<std::uint32_t>(w) - 1] == c) ++w;
+    plane_[c][w] = where;
+    if (c == 1) {
+      residuals = where;
+      residual_len = raw;
+    }
+    at += len;
+  }
+  // The kind/origin/predictor column and the residual stream must agree before decoding starts:
+  // bits 6-7 zero, and exactly `misses` rows of predictor 3, each with one well-formed varint.
+  {
+    std::uint64_t delta_rows = 0;
+    std::uint64_t tmp[4096];
+    for (std::size_t from = 0; from < n; from += 4096) {
+      const std::size_t m = std::min<std::size_t>(4096, n - from);
+      gather(plane_[2].data(), width_[2], from, m, base_[2], tmp);
+      for (std::size_t j = 0; j < m; ++j) {
+        if (tmp[j] > 127) {
+          return make_error("column 2, row " + std::to_string(from + j) + ": kind/origin byte 0x" +
+                            hex(tmp[j]).substr(16) + " has bit 7 set");
+        }
+        if ((tmp[j] & 0x40) && (tmp[j] >> 4) != 7) {
+          return make_error("column 2, row " + std::to_string(from + j) + ": bit 6 set without predictor 3");
+        }
+        delta_rows += ((tmp[j] >> 4) & 3) == 3;
+      }
+    }
+    if (delta_rows != misses) {
+      return make_error("column 2 selects the residual predictor in " + std::to_string(delta_rows) +
+                        " rows, column 1 holds " + std::to_string(misses) + " residuals");
+    }
+    std::size_t pos = 0;
+    for (std::uint64_t v = 0; v < misses; ++v) {
+      int bytes = 0;
+      while (pos < residual_len && (residuals[pos] & 0x80)) {
+        ++pos;
+        if (++bytes >= 10) break;
+      }
+      if (pos >= residual_len || bytes >= 10) {
+        return make_error("column 1: residual " + std::to_string(v) + " is not a complete varint (stream offset " +
+                          std::to_string(pos) + ")");
+      }
+      ++pos;
+    }
+    if (pos != residual_len) {
+      return make_error("column 1: " + std::to_string(residual_len - pos) + " bytes left after the last residual");
     }
   }
+  residual_ = residuals;
   refs_ = n;
   t_first_ = get64(b + 16);
   a_first_ = get64(b + 24);
-  // Row 0's deltas are ignored: start the running sums so that row 0 lands on t_first / a_first.
+  // Row 0's time delta is ignored: start the running sum so that row 0 lands on t_first.
   std::uint64_t v0[1];
   gather(plane_[0].data(), width_[0], 0, 1, base_[0], v0);
   time_ = t_first_ - v0[0];
-  std::uint64_t z0[1], ko0[1];
-  gather(plane_[1].data(), width_[1], 0, 1, base_[1], z0);
-  gather(plane_[2].data(), width_[2], 0, 1, base_[2], ko0);
-  last_addr_.fill(a_first_);
-  last_addr_[ko0[0] & 3] = a_first_ - unzigzag(z0[0]);
+  model_.reset(a_first_);
   grow(tmp_, 2 * 4096);
   return Status::success();
 }
@@ -390,39 +496,43 @@ std::size_t ChunkDecoder::next(std::span<Reference> out) {
       o[j].time = t;
     }
     time_ = t;
-    // Size and source.
+    // Size and source (the address model needs the size).
     gather(plane_[3].data(), width_[3], from, m, base_[3], tv);
     for (std::size_t j = 0; j < m; ++j) o[j].size = static_cast<std::uint32_t>(tv[j]);
     gather(plane_[4].data(), width_[4], from, m, base_[4], tv);
     for (std::size_t j = 0; j < m; ++j) o[j].source = static_cast<std::uint16_t>(tv[j]);
-    // Address: per-kind prefix sums of zigzag deltas.
-    gather(plane_[1].data(), width_[1], from, m, base_[1], tv);
-    if (width_[2] == 0) {
-      const auto ko = static_cast<unsigned>(base_[2]);
-      const auto kind = static_cast<Kind>(ko & 3);
-      const auto origin = static_cast<Origin>((ko >> 2) & 3);
-      std::uint64_t a = last_addr_[ko & 3];
-      for (std::size_t j = 0; j < m; ++j) {
-        a += unzigzag(tv[j]);
-        o[j].address = a;
-        o[j].kind = kind;
-        o[j].origin = origin;
+    // Address: the selected predictor, or last[k] plus the next residual.
+    gather(plane_[2].data(), width_[2], from, m, base_[2], kv);
+    detail::AddressModel& model = model_;
+    const std::uint8_t* res = residual_;
+    for (std::size_t j = 0; j < m; ++j) {
+      const auto ko = static_cast<unsigned>(kv[j]);
+      const unsigned k = ko & 3;
+      const std::size_t h = model.slot(k);
+      std::uint64_t a;
+      switch ((ko >> 4) & 3) {
+        case 0: a = model.last[k] + model.stride[k]; break;
+        case 1: a = model.table[h].last + model.table[h].stride; break;
+        case 2: a = model.last[k] + model.last_size[k]; break;
+        default: {
+          std::uint64_t z = 0;
+          unsigned shift = 0;
+          std::uint8_t byte;
+          do {
+            byte = *res++;
+            z |= static_cast<std::uint64_t>(byte & 0x7F) << shift;
+            shift += 7;
+          } while ((byte & 0x80) && shift < 64);
+          a = ((ko & 0x40) ? model.table[h].last : model.last[k]) + unzigzag(z);
+          break;
+        }
       }
-      last_addr_[ko & 3] = a;
-    } else {
-      gather(plane_[2].data(), width_[2], from, m, base_[2], kv);
-      std::uint64_t last[kKindCount] = {last_addr_[0], last_addr_[1], last_addr_[2], last_addr_[3]};
-      for (std::size_t j = 0; j < m; ++j) {
-        const auto ko = static_cast<unsigned>(kv[j]);
-        const unsigned k = ko & 3;
-        const std::uint64_t a = last[k] + unzigzag(tv[j]);
-        last[k] = a;
-        o[j].address = a;
-        o[j].kind = static_cast<Kind>(k);
-        o[j].origin = static_cast<Origin>((ko >> 2) & 3);
-      }
-      for (int k = 0; k < kKindCount; ++k) last_addr_[k] = last[k];
+      model.update(k, h, a, o[j].size);
+      o[j].address = a;
+      o[j].kind = static_cast<Kind>(k);
+      o[j].origin = static_cast<Origin>((ko >> 2) & 3);
     }
+    residual_ = res;
     pos_ += static_cast<std::uint32_t>(m);
     done += m;
   }

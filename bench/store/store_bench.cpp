@@ -1,0 +1,355 @@
+// Trace store benchmark (docs/benchmarks.md, "Trace store").
+//
+// On the same references, in one run: store write and read throughput
+// (references/s, file on disk, SQLite included), the chunk codec alone, and
+// the baseline: plain LZ4 (LZ4_compress_default / LZ4_decompress_safe) over
+// 8-byte packed records in blocks of the same size as a chunk. Figures are
+// printed as ratios against that baseline.
+//
+// Data sets: a synthetic mix (sequential streams, strided streams, random
+// accesses, in bursts) and, when valgrind is installed, a Valgrind lackey
+// trace of a real program (gzip compressing a generated text), parsed here.
+//
+// Usage: store_bench [--refs N] [--lackey-refs N] [--lackey-cache FILE] [--skip-mix] [--dir DIR]
+//                    [--accel A] [--chunk-refs N] [--json]
+// --lackey-cache keeps the parsed lackey references in FILE (raw 24-byte records) for later runs.
+#include <lz4.h>
+
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "hmtt/store/chunk.h"
+#include "hmtt/store/store.h"
+
+using namespace hmtt;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Sequential streams, strided streams and random accesses, interleaved in bursts.
+std::vector<Reference> synthetic_mix(std::uint64_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  struct Stream {
+    std::uint64_t addr, stride;
+    Kind kind;
+  };
+  std::vector<Stream> streams = {
+      {0x10000000, 64, Kind::Read},    {0x24000000, 64, Kind::Read},  {0x38000000, 64, Kind::Write},
+      {0x4C000000, 64, Kind::Read},    {0x60000000, 4096, Kind::Read}, {0x70000000, 256, Kind::Write},
+      {0x7C000000, 64 * 9, Kind::Read},
+  };
+  std::vector<Reference> v;
+  v.reserve(n);
+  std::uint64_t t = 0;
+  while (v.size() < n) {
+    const std::uint64_t pick = rng() % 10;
+    const std::uint64_t run = 1 + rng() % 16;
+    for (std::uint64_t j = 0; j < run && v.size() < n; ++j) {
+      t += 1 + (rng() % 8 == 0 ? rng() % 40 : rng() % 4);
+      Reference r;
+      r.time = t;
+      r.size = 64;
+      if (pick < streams.size()) {
+        Stream& s = streams[pick];
+        r.address = s.addr;
+        r.kind = s.kind;
+        s.addr += s.stride;
+      } else {  // random line in 4 GiB, read 3 : write 1
+        r.address = (rng() & 0xFFFFFFFFULL) & ~std::uint64_t{63};
+        r.kind = rng() % 4 == 0 ? Kind::Write : Kind::Read;
+      }
+      v.push_back(r);
+    }
+  }
+  return v;
+}
+
+// Runs `valgrind --tool=lackey --trace-mem=yes gzip -c FILE` and parses up to n references
+// (lines " L addr,size", " S ...", " M ...", "I  ..."); time = record index.
+std::vector<Reference> lackey_trace(std::uint64_t n, const std::string& dir, std::string& note) {
+  std::vector<Reference> v;
+  if (std::system("command -v valgrind >/dev/null 2>&1 && command -v gzip >/dev/null 2>&1") != 0) {
+    note = "valgrind or gzip not installed: no real-program trace";
+    return v;
+  }
+  const std::string input = dir + "/lackey-input.txt";
+  {
+    std::FILE* f = std::fopen(input.c_str(), "w");
+    if (!f) {
+      note = "cannot write " + input;
+      return v;
+    }
+    std::mt19937_64 rng(3);
+    static const char* words[] = {"memory", "trace", "board", "dimm", "ddr", "command", "bank", "row", "column",
+                                  "refresh", "precharge", "activate", "read", "write", "burst", "latency"};
+    for (int i = 0; i < 60000; ++i) std::fprintf(f, "%s%c", words[rng() % 16], rng() % 9 == 0 ? '\n' : ' ');
+    std::fclose(f);
+  }
+  const std::string cmd = "valgrind --tool=lackey --trace-mem=yes --log-fd=1 gzip -c " + input + " 2>/dev/null";
+  std::FILE* p = popen(cmd.c_str(), "r");
+  if (!p) {
+    note = "cannot run valgrind";
+    return v;
+  }
+  char line[256];
+  v.reserve(n);
+  while (v.size() < n && std::fgets(line, sizeof line, p)) {
+    Kind k;
+    const char* s = line;
+    if (s[0] == 'I' && s[1] == ' ') {
+      k = Kind::IFetch;
+    } else if (s[0] == ' ' && (s[1] == 'L' || s[1] == 'S' || s[1] == 'M')) {
+      k = s[1] == 'L' ? Kind::Read : s[1] == 'S' ? Kind::Write : Kind::Modify;
+    } else {
+      continue;  // valgrind's own messages (==pid==) and gzip's output
+    }
+    char* end = nullptr;
+    const std::uint64_t addr = std::strtoull(s + 3, &end, 16);
+    if (!end || *end != ',') continue;
+    const auto size = static_cast<std::uint32_t>(std::strtoul(end + 1, nullptr, 10));
+    Reference r;
+    r.time = v.size();
+    r.address = addr;
+    r.size = size;
+    r.kind = k;
+    v.push_back(r);
+  }
+  // Stop valgrind if we left it mid-run.
+  pclose(p);
+  note = "valgrind --tool=lackey --trace-mem=yes gzip -c <" + std::to_string(std::filesystem::file_size(input)) +
+         "-byte generated text>, first " + std::to_string(v.size()) + " references";
+  std::filesystem::remove(input);
+  return v;
+}
+
+// The baseline record: 8 bytes, little-endian: bits 0-47 address, 48-49 kind, 50-63 time delta (saturated).
+std::vector<std::uint64_t> pack8(const std::vector<Reference>& refs) {
+  std::vector<std::uint64_t> out(refs.size());
+  std::uint64_t prev = refs.empty() ? 0 : refs[0].time;
+  for (std::size_t i = 0; i < refs.size(); ++i) {
+    const std::uint64_t dt = std::min<std::uint64_t>(refs[i].time - prev, (1u << 14) - 1);
+    prev = refs[i].time;
+    out[i] = (refs[i].address & 0xFFFFFFFFFFFFULL) | (std::uint64_t{static_cast<std::uint8_t>(refs[i].kind)} << 48) |
+             (dt << 50);
+  }
+  return out;
+}
+
+struct Figures {
+  std::string name;
+  std::uint64_t refs = 0;
+  double write_s = 0, read_s = 0, encode_s = 0, decode_s = 0;
+  double lz4_c_s = 0, lz4_d_s = 0;
+  std::uint64_t store_blob_bytes = 0, file_bytes = 0, lz4_bytes = 0;
+};
+
+Figures run(const std::string& name, const std::vector<Reference>& refs, const std::string& dir, int accel,
+            std::uint32_t chunk_refs) {
+  Figures f;
+  f.name = name;
+  f.refs = refs.size();
+  const std::string path = dir + "/bench-" + name + ".hmtt";
+  // Store write.
+  {
+    store::WriterOptions opt;
+    opt.overwrite = true;
+    opt.lz4_acceleration = accel;
+    opt.chunk_refs = chunk_refs;
+    auto t0 = Clock::now();
+    auto w = store::StoreWriter::create(path, {}, opt);
+    if (!w) {
+      std::fprintf(stderr, "store_bench: %s\n", w.error().message.c_str());
+      std::exit(1);
+    }
+    for (std::size_t at = 0; at < refs.size(); at += 4096) {
+      std::size_t n = std::min<std::size_t>(4096, refs.size() - at);
+      if (!(*w)->write({refs.data() + at, n}).ok()) std::exit(1);
+    }
+    Status st = (*w)->finish();
+    if (!st) {
+      std::fprintf(stderr, "store_bench: %s\n", st.error().message.c_str());
+      std::exit(1);
+    }
+    w->reset();
+    f.write_s = seconds_since(t0);
+    f.file_bytes = std::filesystem::file_size(path);
+  }
+  // Store read (file in the OS cache, as right after a capture).
+  {
+    auto t0 = Clock::now();
+    auto r = store::StoreReader::open(path);
+    if (!r) std::exit(1);
+    auto s = (*r)->summary();
+    f.store_blob_bytes = s->compressed_bytes;
+    auto src = (*r)->references();
+    std::vector<Reference> buf(4096);
+    std::uint64_t n = 0, check = 0;
+    for (;;) {
+      auto got = (*src)->read(buf);
+      if (!got) {
+        std::fprintf(stderr, "store_bench: %s\n", got.error().message.c_str());
+        std::exit(1);
+      }
+      if (*got == 0) break;
+      n += *got;
+      check += buf[0].address + buf[*got - 1].time;
+    }
+    f.read_s = seconds_since(t0);
+    if (n != refs.size()) {
+      std::fprintf(stderr, "store_bench: read %" PRIu64 " references, wrote %zu\n", n, refs.size());
+      std::exit(1);
+    }
+    if (check == 42) std::printf(" ");
+  }
+  std::filesystem::remove(path);
+  // Chunk codec alone, one thread.
+  {
+    store::ChunkColumns cols;
+    std::vector<std::uint8_t> blob;
+    std::vector<std::vector<std::uint8_t>> blobs;
+    auto t0 = Clock::now();
+    for (std::size_t at = 0; at < refs.size(); at += chunk_refs) {
+      std::size_t n = std::min<std::size_t>(chunk_refs, refs.size() - at);
+      if (!cols.split({refs.data() + at, n}).ok()) std::exit(1);
+      std::size_t len = store::pack_chunk(cols, accel, blob);
+      blobs.emplace_back(blob.begin(), blob.begin() + static_cast<std::ptrdiff_t>(len));
+    }
+    f.encode_s = seconds_since(t0);
+    store::ChunkDecoder d;
+    std::vector<Reference> buf(4096);
+    std::uint64_t check = 0;
+    t0 = Clock::now();
+    for (const auto& b : blobs) {
+      if (!d.load(b).ok()) std::exit(1);
+      while (std::size_t got = d.next(buf)) check += buf[got - 1].address;
+    }
+    f.decode_s = seconds_since(t0);
+    if (check == 42) std::printf(" ");
+  }
+  // Baseline: plain LZ4 over 8-byte records, blocks of chunk_refs records.
+  {
+    auto packed = pack8(refs);
+    const std::size_t block = chunk_refs * 8;
+    std::vector<std::vector<char>> blocks;
+    std::vector<char> out(static_cast<std::size_t>(LZ4_compressBound(static_cast<int>(block))));
+    auto t0 = Clock::now();
+    const char* src = reinterpret_cast<const char*>(packed.data());
+    const std::size_t total = packed.size() * 8;
+    for (std::size_t at = 0; at < total; at += block) {
+      const int n = static_cast<int>(std::min(block, total - at));
+      const int got = LZ4_compress_default(src + at, out.data(), n, static_cast<int>(out.size()));
+      blocks.emplace_back(out.begin(), out.begin() + got);
+      f.lz4_bytes += static_cast<std::uint64_t>(got);
+    }
+    f.lz4_c_s = seconds_since(t0);
+    std::vector<char> back(block);
+    std::uint64_t check = 0;
+    t0 = Clock::now();
+    for (const auto& b : blocks) {
+      const int got = LZ4_decompress_safe(b.data(), back.data(), static_cast<int>(b.size()), static_cast<int>(block));
+      check += static_cast<std::uint64_t>(got) + static_cast<std::uint8_t>(back[0]);
+    }
+    f.lz4_d_s = seconds_since(t0);
+    if (check == 42) std::printf(" ");
+  }
+  return f;
+}
+
+void print(const Figures& f, bool json) {
+  const double n = static_cast<double>(f.refs);
+  const double w = n / f.write_s, r = n / f.read_s, e = n / f.encode_s, d = n / f.decode_s;
+  const double lc = n / f.lz4_c_s, ld = n / f.lz4_d_s;
+  const double bpr = static_cast<double>(f.store_blob_bytes) / n, lbpr = static_cast<double>(f.lz4_bytes) / n;
+  if (json) {
+    std::printf(
+        "{\"trace\":\"%s\",\"references\":%" PRIu64 ",\"store_write_refs_per_s\":%.0f,\"store_read_refs_per_s\":%.0f,"
+        "\"codec_encode_refs_per_s\":%.0f,\"codec_decode_refs_per_s\":%.0f,\"lz4_compress_refs_per_s\":%.0f,"
+        "\"lz4_decompress_refs_per_s\":%.0f,\"store_chunk_bytes\":%" PRIu64 ",\"store_file_bytes\":%" PRIu64
+        ",\"lz4_bytes\":%" PRIu64 ",\"size_vs_lz4\":%.4f}\n",
+        f.name.c_str(), f.refs, w, r, e, d, lc, ld, f.store_blob_bytes, f.file_bytes, f.lz4_bytes,
+        static_cast<double>(f.store_blob_bytes) / static_cast<double>(f.lz4_bytes));
+    return;
+  }
+  std::printf("%s: %.1f M references\n", f.name.c_str(), n / 1e6);
+  std::printf("  store write   %8.1f M refs/s  (%.2fx plain LZ4 compress %.1f M refs/s)   target >= 100\n", w / 1e6,
+              w / lc, lc / 1e6);
+  std::printf("  store read    %8.1f M refs/s  (%.2fx plain LZ4 decompress %.1f M refs/s) target >= 200\n", r / 1e6,
+              r / ld, ld / 1e6);
+  std::printf("  codec encode  %8.1f M refs/s  (one thread, no SQLite)\n", e / 1e6);
+  std::printf("  codec decode  %8.1f M refs/s  (one thread, no SQLite)\n", d / 1e6);
+  std::printf("  size          %.3f bytes/ref in chunks (file %.3f) vs plain LZ4 %.3f bytes/ref: %.3fx   target <= 0.5\n",
+              bpr, static_cast<double>(f.file_bytes) / n, lbpr, bpr / lbpr);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::uint64_t refs = 20'000'000, lackey_refs = 20'000'000;
+  std::string dir = std::filesystem::temp_directory_path().string();
+  int accel = 1;
+  std::uint32_t chunk_refs = 1u << 16;
+  bool json = false;
+  bool skip_mix = false;
+  std::string lackey_cache;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "store_bench: %s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--refs") refs = std::stoull(next());
+    else if (a == "--lackey-refs") lackey_refs = std::stoull(next());
+    else if (a == "--dir") dir = next();
+    else if (a == "--accel") accel = std::stoi(next());
+    else if (a == "--chunk-refs") chunk_refs = static_cast<std::uint32_t>(std::stoul(next()));
+    else if (a == "--json") json = true;
+    else if (a == "--lackey-cache") lackey_cache = next();
+    else if (a == "--skip-mix") skip_mix = true;
+    else {
+      std::fprintf(stderr,
+                   "usage: store_bench [--refs N] [--lackey-refs N] [--lackey-cache FILE] [--skip-mix] [--dir DIR]\n"
+                   "                   [--accel A] [--chunk-refs N] [--json]\n");
+      return 2;
+    }
+  }
+  if (!skip_mix) {
+    auto mix = synthetic_mix(refs, 1);
+    print(run("synthetic-mix", mix, dir, accel, chunk_refs), json);
+  }
+  if (lackey_refs > 0) {
+    std::string note;
+    std::vector<Reference> lk;
+    if (!lackey_cache.empty() && std::filesystem::exists(lackey_cache)) {
+      lk.resize(std::filesystem::file_size(lackey_cache) / sizeof(Reference));
+      std::FILE* f = std::fopen(lackey_cache.c_str(), "rb");
+      if (!f || std::fread(lk.data(), sizeof(Reference), lk.size(), f) != lk.size()) return 1;
+      std::fclose(f);
+      if (lk.size() > lackey_refs) lk.resize(lackey_refs);
+      note = "cached in " + lackey_cache + ", " + std::to_string(lk.size()) + " references";
+    } else {
+      lk = lackey_trace(lackey_refs, dir, note);
+      if (!lackey_cache.empty()) {
+        std::FILE* f = std::fopen(lackey_cache.c_str(), "wb");
+        if (f) {
+          std::fwrite(lk.data(), sizeof(Reference), lk.size(), f);
+          std::fclose(f);
+        }
+      }
+    }
+    if (!json) std::printf("lackey trace: %s\n", note.c_str());
+    if (!lk.empty()) print(run("lackey-gzip", lk, dir, accel, chunk_refs), json);
+  }
+  return 0;
+}
