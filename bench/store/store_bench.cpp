@@ -10,8 +10,9 @@
 // accesses, in bursts) and, when valgrind is installed, a Valgrind lackey
 // trace of a real program (gzip compressing a generated text), parsed here.
 //
-// Usage: store_bench [--refs N] [--lackey-refs N] [--lackey-cache FILE] [--skip-mix] [--dir DIR]
+// Usage: store_bench [--refs N] [--lackey-refs N] [--lackey-cache FILE] [--skip-mix] [--keep] [--dir DIR]
 //                    [--accel A] [--chunk-refs N] [--json]
+// --keep leaves the written stores (DIR/bench-NAME.hmtt) for `hmtt info` and sqlite3.
 // --lackey-cache keeps the parsed lackey references in FILE (raw 24-byte records) for later runs.
 #include <lz4.h>
 
@@ -152,6 +153,8 @@ struct Figures {
   std::uint64_t store_blob_bytes = 0, file_bytes = 0, lz4_bytes = 0;
 };
 
+bool g_keep = false;  // --keep: leave the written stores in --dir
+
 Figures run(const std::string& name, const std::vector<Reference>& refs, const std::string& dir, int accel,
             std::uint32_t chunk_refs) {
   Figures f;
@@ -210,7 +213,7 @@ Figures run(const std::string& name, const std::vector<Reference>& refs, const s
     }
     if (check == 42) std::printf(" ");
   }
-  std::filesystem::remove(path);
+  if (!g_keep) std::filesystem::remove(path);
   // Chunk codec alone, one thread.
   {
     store::ChunkColumns cols;
@@ -317,9 +320,10 @@ int main(int argc, char** argv) {
     else if (a == "--json") json = true;
     else if (a == "--lackey-cache") lackey_cache = next();
     else if (a == "--skip-mix") skip_mix = true;
+    else if (a == "--keep") g_keep = true;
     else {
       std::fprintf(stderr,
-                   "usage: store_bench [--refs N] [--lackey-refs N] [--lackey-cache FILE] [--skip-mix] [--dir DIR]\n"
+                   "usage: store_bench [--refs N] [--lackey-refs N] [--lackey-cache FILE] [--skip-mix] [--keep] [--dir DIR]\n"
                    "                   [--accel A] [--chunk-refs N] [--json]\n");
       return 2;
     }

@@ -233,7 +233,7 @@ TEST_CASE("side tables round-trip and read from the plain SQL views") {
         std::vector<std::string>{"eth0 0x9000000 from-device"});
   CHECK(sql(path, "SELECT unit || ':' || n_values || ':' || ifnull(\"values\", '') FROM v_reports") ==
         std::vector<std::string>{"3:3:1 2 3", "4:0:"});
-  CHECK(sql(path, "SELECT refs || ' ' || t_first || ' ' || t_last FROM v_summary") == std::vector<std::string>{"2.0 10 25"});
+  CHECK(sql(path, "SELECT refs || ' ' || t_first || ' ' || t_last FROM v_summary") == std::vector<std::string>{"2 10 25"});
   CHECK(sql(path, "SELECT method || ' ' || bytes FROM v_profiles") == std::vector<std::string>{"psnap 7"});
   CHECK(sql(path, "PRAGMA user_version") == std::vector<std::string>{"1"});
 }

@@ -100,13 +100,13 @@ CREATE VIEW v_chunks AS
          round(1.0 * blob_bytes / refs, 3) AS bytes_per_ref
   FROM chunk ORDER BY id;
 CREATE VIEW v_summary AS
-  SELECT count(*) AS chunks, total(refs) AS refs,
+  SELECT count(*) AS chunks, ifnull(sum(refs), 0) AS refs,
          min(t_first) AS t_first, max(t_last) AS t_last,
          printf('0x%x', min(a_min)) AS a_min, printf('0x%x', max(a_max)) AS a_max,
-         total(n_read) AS n_read, total(n_write) AS n_write,
-         total(n_ifetch) AS n_ifetch, total(n_modify) AS n_modify,
-         total(blob_bytes) AS blob_bytes,
-         round(total(blob_bytes) / max(total(refs), 1), 3) AS bytes_per_ref
+         ifnull(sum(n_read), 0) AS n_read, ifnull(sum(n_write), 0) AS n_write,
+         ifnull(sum(n_ifetch), 0) AS n_ifetch, ifnull(sum(n_modify), 0) AS n_modify,
+         ifnull(sum(blob_bytes), 0) AS blob_bytes,
+         round(1.0 * ifnull(sum(blob_bytes), 0) / max(ifnull(sum(refs), 0), 1), 3) AS bytes_per_ref
   FROM chunk;
 CREATE VIEW v_links AS
   SELECT board, link, frames, records, gap_frames, late_frames, duplicate_frames, bad_frames,
@@ -121,7 +121,7 @@ CREATE VIEW v_events AS
          CASE write WHEN 0 THEN 'r' ELSE 'w' END AS rw, note
   FROM event ORDER BY time, id;
 CREATE VIEW v_event_counts AS
-  SELECT type, count(*) AS events, total(value) AS value_sum FROM v_events GROUP BY type ORDER BY type;
+  SELECT type, count(*) AS events, sum(value) AS value_sum FROM v_events GROUP BY type ORDER BY type;
 CREATE VIEW v_page_map AS
   SELECT seq, time, pid, printf('0x%x', vpage) AS vpage, printf('0x%x', ppage) AS ppage,
          printf('0x%x', pte_addr) AS pte_addr, CASE unmap WHEN 0 THEN 'map' ELSE 'unmap' END AS action

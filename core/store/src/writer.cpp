@@ -245,7 +245,8 @@ Result<std::unique_ptr<StoreWriter>> StoreWriter::create(const std::string& path
   sql::Db& db = impl->db;
   HMTT_TRY(db.exec("PRAGMA journal_mode=WAL"));
   HMTT_TRY(db.exec("PRAGMA synchronous=NORMAL"));
-  HMTT_TRY(db.exec("PRAGMA wal_autocheckpoint=256"));
+  // Checkpoint about every 16 MiB of WAL.
+  HMTT_TRY(db.exec("PRAGMA wal_autocheckpoint=" + std::to_string((16u << 20) / options.page_size)));
   HMTT_TRY(impl->insert_chunk.prepare(db, "INSERT INTO chunk VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)"));
   impl->pending.resize(options.chunk_refs);
   const int depth = options.background ? 3 : 1;

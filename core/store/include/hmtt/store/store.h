@@ -115,7 +115,7 @@ struct WriterOptions {
   bool overwrite = false;               // replace an existing file
   int lz4_acceleration = 1;             // LZ4_compress_fast acceleration (1 = default; higher = faster, larger)
   bool background = true;               // compress and commit chunks on a writer thread
-  std::uint32_t page_size = 65536;      // SQLite page size of the new file (512 .. 65536, a power of two)
+  std::uint32_t page_size = 4096;       // SQLite page size of the new file (512 .. 65536, a power of two)
 };
 
 // Writes one capture. References must arrive in non-decreasing time order.
