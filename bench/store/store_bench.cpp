@@ -16,6 +16,8 @@
 // --lackey-cache keeps the parsed lackey references in FILE (raw 24-byte records) for later runs.
 #include <lz4.h>
 
+#include <time.h>
+
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
@@ -35,6 +37,24 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// CPU seconds used by the whole process (all threads). Other jobs on the machine slow the wall clock,
+// not this: the bench reports both.
+double cpu_now() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+std::string load_average() {
+  std::FILE* f = std::fopen("/proc/loadavg", "r");
+  if (!f) return "?";
+  char buf[64] = {};
+  if (!std::fgets(buf, sizeof buf, f)) buf[0] = 0;
+  std::fclose(f);
+  std::string s(buf);
+  return s.substr(0, s.find(' '));
+}
 
 // Sequential streams, strided streams and random accesses, interleaved in bursts.
 std::vector<Reference> synthetic_mix(std::uint64_t n, std::uint64_t seed) {
@@ -150,6 +170,9 @@ struct Figures {
   std::uint64_t refs = 0;
   double write_s = 0, read_s = 0, encode_s = 0, decode_s = 0;
   double lz4_c_s = 0, lz4_d_s = 0;
+  // The same phases in process CPU seconds.
+  double write_cpu = 0, read_cpu = 0, encode_cpu = 0, decode_cpu = 0, lz4_c_cpu = 0, lz4_d_cpu = 0;
+  std::string load_before, load_after;
   std::uint64_t store_blob_bytes = 0, file_bytes = 0, lz4_bytes = 0;
 };
 
@@ -159,6 +182,7 @@ Figures run(const std::string& name, const std::vector<Reference>& refs, const s
             std::uint32_t chunk_refs) {
   Figures f;
   f.name = name;
+  f.load_before = load_average();
   f.refs = refs.size();
   const std::string path = dir + "/bench-" + name + ".hmtt";
   // Store write.
@@ -168,6 +192,7 @@ Figures run(const std::string& name, const std::vector<Reference>& refs, const s
     opt.lz4_acceleration = accel;
     opt.chunk_refs = chunk_refs;
     auto t0 = Clock::now();
+    const double c0 = cpu_now();
     auto w = store::StoreWriter::create(path, {}, opt);
     if (!w) {
       std::fprintf(stderr, "store_bench: %s\n", w.error().message.c_str());
@@ -184,11 +209,13 @@ Figures run(const std::string& name, const std::vector<Reference>& refs, const s
     }
     w->reset();
     f.write_s = seconds_since(t0);
+    f.write_cpu = cpu_now() - c0;
     f.file_bytes = std::filesystem::file_size(path);
   }
   // Store read (file in the OS cache, as right after a capture).
   {
     auto t0 = Clock::now();
+    const double c0 = cpu_now();
     auto r = store::StoreReader::open(path);
     if (!r) std::exit(1);
     auto s = (*r)->summary();
@@ -207,6 +234,7 @@ Figures run(const std::string& name, const std::vector<Reference>& refs, const s
       check += buf[0].address + buf[*got - 1].time;
     }
     f.read_s = seconds_since(t0);
+    f.read_cpu = cpu_now() - c0;
     if (n != refs.size()) {
       std::fprintf(stderr, "store_bench: read %" PRIu64 " references, wrote %zu\n", n, refs.size());
       std::exit(1);
@@ -219,7 +247,9 @@ Figures run(const std::string& name, const std::vector<Reference>& refs, const s
     store::ChunkColumns cols;
     std::vector<std::uint8_t> blob;
     std::vector<std::vector<std::uint8_t>> blobs;
+    blobs.reserve(refs.size() / chunk_refs + 1);
     auto t0 = Clock::now();
+    double c0 = cpu_now();
     for (std::size_t at = 0; at < refs.size(); at += chunk_refs) {
       std::size_t n = std::min<std::size_t>(chunk_refs, refs.size() - at);
       if (!cols.split({refs.data() + at, n}).ok()) std::exit(1);
@@ -227,15 +257,18 @@ Figures run(const std::string& name, const std::vector<Reference>& refs, const s
       blobs.emplace_back(blob.begin(), blob.begin() + static_cast<std::ptrdiff_t>(len));
     }
     f.encode_s = seconds_since(t0);
+    f.encode_cpu = cpu_now() - c0;
     store::ChunkDecoder d;
     std::vector<Reference> buf(4096);
     std::uint64_t check = 0;
     t0 = Clock::now();
+    c0 = cpu_now();
     for (const auto& b : blobs) {
       if (!d.load(b).ok()) std::exit(1);
       while (std::size_t got = d.next(buf)) check += buf[got - 1].address;
     }
     f.decode_s = seconds_since(t0);
+    f.decode_cpu = cpu_now() - c0;
     if (check == 42) std::printf(" ");
   }
   // Baseline: plain LZ4 over 8-byte records, blocks of chunk_refs records.
@@ -244,7 +277,9 @@ Figures run(const std::string& name, const std::vector<Reference>& refs, const s
     const std::size_t block = chunk_refs * 8;
     std::vector<std::vector<char>> blocks;
     std::vector<char> out(static_cast<std::size_t>(LZ4_compressBound(static_cast<int>(block))));
+    blocks.reserve(packed.size() / chunk_refs + 1);
     auto t0 = Clock::now();
+    double c0 = cpu_now();
     const char* src = reinterpret_cast<const char*>(packed.data());
     const std::size_t total = packed.size() * 8;
     for (std::size_t at = 0; at < total; at += block) {
@@ -254,16 +289,20 @@ Figures run(const std::string& name, const std::vector<Reference>& refs, const s
       f.lz4_bytes += static_cast<std::uint64_t>(got);
     }
     f.lz4_c_s = seconds_since(t0);
+    f.lz4_c_cpu = cpu_now() - c0;
     std::vector<char> back(block);
     std::uint64_t check = 0;
     t0 = Clock::now();
+    c0 = cpu_now();
     for (const auto& b : blocks) {
       const int got = LZ4_decompress_safe(b.data(), back.data(), static_cast<int>(b.size()), static_cast<int>(block));
       check += static_cast<std::uint64_t>(got) + static_cast<std::uint8_t>(back[0]);
     }
     f.lz4_d_s = seconds_since(t0);
+    f.lz4_d_cpu = cpu_now() - c0;
     if (check == 42) std::printf(" ");
   }
+  f.load_after = load_average();
   return f;
 }
 
@@ -271,25 +310,36 @@ void print(const Figures& f, bool json) {
   const double n = static_cast<double>(f.refs);
   const double w = n / f.write_s, r = n / f.read_s, e = n / f.encode_s, d = n / f.decode_s;
   const double lc = n / f.lz4_c_s, ld = n / f.lz4_d_s;
+  const double wc = n / f.write_cpu, rc = n / f.read_cpu, ec = n / f.encode_cpu, dc = n / f.decode_cpu;
+  const double lcc = n / f.lz4_c_cpu, ldc = n / f.lz4_d_cpu;
   const double bpr = static_cast<double>(f.store_blob_bytes) / n, lbpr = static_cast<double>(f.lz4_bytes) / n;
   if (json) {
     std::printf(
-        "{\"trace\":\"%s\",\"references\":%" PRIu64 ",\"store_write_refs_per_s\":%.0f,\"store_read_refs_per_s\":%.0f,"
+        "{\"trace\":\"%s\",\"references\":%" PRIu64 ",\"load_average\":\"%s/%s\","
+        "\"store_write_refs_per_s\":%.0f,\"store_read_refs_per_s\":%.0f,"
         "\"codec_encode_refs_per_s\":%.0f,\"codec_decode_refs_per_s\":%.0f,\"lz4_compress_refs_per_s\":%.0f,"
-        "\"lz4_decompress_refs_per_s\":%.0f,\"store_chunk_bytes\":%" PRIu64 ",\"store_file_bytes\":%" PRIu64
-        ",\"lz4_bytes\":%" PRIu64 ",\"size_vs_lz4\":%.4f}\n",
-        f.name.c_str(), f.refs, w, r, e, d, lc, ld, f.store_blob_bytes, f.file_bytes, f.lz4_bytes,
+        "\"lz4_decompress_refs_per_s\":%.0f,\"store_write_refs_per_cpu_s\":%.0f,\"store_read_refs_per_cpu_s\":%.0f,"
+        "\"codec_encode_refs_per_cpu_s\":%.0f,\"codec_decode_refs_per_cpu_s\":%.0f,"
+        "\"lz4_compress_refs_per_cpu_s\":%.0f,\"lz4_decompress_refs_per_cpu_s\":%.0f,"
+        "\"store_chunk_bytes\":%" PRIu64 ",\"store_file_bytes\":%" PRIu64 ",\"lz4_bytes\":%" PRIu64
+        ",\"size_vs_lz4\":%.4f}\n",
+        f.name.c_str(), f.refs, f.load_before.c_str(), f.load_after.c_str(), w, r, e, d, lc, ld, wc, rc, ec, dc, lcc,
+        ldc, f.store_blob_bytes, f.file_bytes, f.lz4_bytes,
         static_cast<double>(f.store_blob_bytes) / static_cast<double>(f.lz4_bytes));
     return;
   }
-  std::printf("%s: %.1f M references\n", f.name.c_str(), n / 1e6);
-  std::printf("  store write   %8.1f M refs/s  (%.2fx plain LZ4 compress %.1f M refs/s)   target >= 100\n", w / 1e6,
-              w / lc, lc / 1e6);
-  std::printf("  store read    %8.1f M refs/s  (%.2fx plain LZ4 decompress %.1f M refs/s) target >= 200\n", r / 1e6,
-              r / ld, ld / 1e6);
-  std::printf("  codec encode  %8.1f M refs/s  (one thread, no SQLite)\n", e / 1e6);
-  std::printf("  codec decode  %8.1f M refs/s  (one thread, no SQLite)\n", d / 1e6);
-  std::printf("  size          %.3f bytes/ref in chunks (file %.3f) vs plain LZ4 %.3f bytes/ref: %.3fx   target <= 0.5\n",
+  std::printf("%s: %.1f M references (load average %s before, %s after)\n", f.name.c_str(), n / 1e6,
+              f.load_before.c_str(), f.load_after.c_str());
+  std::printf("                 M refs/s wall   M refs/CPU-s   vs plain LZ4 (CPU)   target (wall, idle machine)\n");
+  std::printf("  store write    %12.1f   %12.1f   %8.2fx compress      >= 100\n", w / 1e6, wc / 1e6, wc / lcc);
+  std::printf("  store read     %12.1f   %12.1f   %8.2fx decompress    >= 200\n", r / 1e6, rc / 1e6, rc / ldc);
+  std::printf("  codec encode   %12.1f   %12.1f   %8.2fx compress      (one thread, no SQLite)\n", e / 1e6, ec / 1e6,
+              ec / lcc);
+  std::printf("  codec decode   %12.1f   %12.1f   %8.2fx decompress    (one thread, no SQLite)\n", d / 1e6, dc / 1e6,
+              dc / ldc);
+  std::printf("  plain LZ4 compress   %6.1f   %12.1f   (8-byte records, LZ4_compress_default)\n", lc / 1e6, lcc / 1e6);
+  std::printf("  plain LZ4 decompress %6.1f   %12.1f\n", ld / 1e6, ldc / 1e6);
+  std::printf("  size  %.3f bytes/ref in chunks (file %.3f) vs plain LZ4 %.3f bytes/ref: %.3fx   target <= 0.5\n",
               bpr, static_cast<double>(f.file_bytes) / n, lbpr, bpr / lbpr);
 }
 

@@ -430,6 +430,7 @@ Status ChunkDecoder::load(std::span<const std::uint8_t> blob) {
   // bits 6-7 zero, and exactly `misses` rows of predictor 3, each with one well-formed varint.
   {
     std::uint64_t delta_rows = 0;
+    std::uint64_t context_rows = 0;
     std::uint64_t tmp[4096];
     for (std::size_t from = 0; from < n; from += 4096) {
       const std::size_t m = std::min<std::size_t>(4096, n - from);
@@ -443,8 +444,10 @@ Status ChunkDecoder::load(std::span<const std::uint8_t> blob) {
           return make_error("column 2, row " + std::to_string(from + j) + ": bit 6 set without predictor 3");
         }
         delta_rows += ((tmp[j] >> 4) & 3) == 3;
+        context_rows += ((tmp[j] >> 4) & 3) == 1 || (tmp[j] & 0x40);
       }
     }
+    uses_context_ = context_rows > 0;
     if (delta_rows != misses) {
       return make_error("column 2 selects the residual predictor in " + std::to_string(delta_rows) +
                         " rows, column 1 holds " + std::to_string(misses) + " residuals");
@@ -501,36 +504,59 @@ std::size_t ChunkDecoder::next(std::span<Reference> out) {
     for (std::size_t j = 0; j < m; ++j) o[j].size = static_cast<std::uint32_t>(tv[j]);
     gather(plane_[4].data(), width_[4], from, m, base_[4], tv);
     for (std::size_t j = 0; j < m; ++j) o[j].source = static_cast<std::uint16_t>(tv[j]);
-    // Address: the selected predictor, or last[k] plus the next residual.
+    // Address: the selected predictor, or a base plus the next residual (a varint of column 1).
     gather(plane_[2].data(), width_[2], from, m, base_[2], kv);
-    detail::AddressModel& model = model_;
     const std::uint8_t* res = residual_;
-    for (std::size_t j = 0; j < m; ++j) {
-      const auto ko = static_cast<unsigned>(kv[j]);
-      const unsigned k = ko & 3;
-      const std::size_t h = model.slot(k);
-      std::uint64_t a;
-      switch ((ko >> 4) & 3) {
-        case 0: a = model.last[k] + model.stride[k]; break;
-        case 1: a = model.table[h].last + model.table[h].stride; break;
-        case 2: a = model.last[k] + model.last_size[k]; break;
-        default: {
-          std::uint64_t z = 0;
-          unsigned shift = 0;
-          std::uint8_t byte;
-          do {
-            byte = *res++;
-            z |= static_cast<std::uint64_t>(byte & 0x7F) << shift;
-            shift += 7;
-          } while ((byte & 0x80) && shift < 64);
-          a = ((ko & 0x40) ? model.table[h].last : model.last[k]) + unzigzag(z);
-          break;
+    auto next_residual = [&res]() {
+      std::uint64_t z = 0;
+      unsigned shift = 0;
+      std::uint8_t byte;
+      do {
+        byte = *res++;
+        z |= static_cast<std::uint64_t>(byte & 0x7F) << shift;
+        shift += 7;
+      } while ((byte & 0x80) && shift < 64);
+      return unzigzag(z);
+    };
+    detail::AddressModel& model = model_;
+    if (!uses_context_) {
+      // No row reads the context table: skip its upkeep.
+      for (std::size_t j = 0; j < m; ++j) {
+        const auto ko = static_cast<unsigned>(kv[j]);
+        const unsigned k = ko & 3;
+        const std::uint64_t last = model.last[k];
+        std::uint64_t a;
+        switch ((ko >> 4) & 3) {
+          case 0: a = last + model.stride[k]; break;
+          case 2: a = last + model.last_size[k]; break;
+          default: a = last + next_residual(); break;  // 3 (1 does not occur in this chunk)
         }
+        model.stride[k] = a - last;
+        model.last[k] = a;
+        model.last_size[k] = o[j].size;
+        o[j].address = a;
+        o[j].kind = static_cast<Kind>(k);
+        o[j].origin = static_cast<Origin>((ko >> 2) & 3);
       }
-      model.update(k, h, a, o[j].size);
-      o[j].address = a;
-      o[j].kind = static_cast<Kind>(k);
-      o[j].origin = static_cast<Origin>((ko >> 2) & 3);
+    } else {
+      for (std::size_t j = 0; j < m; ++j) {
+        const auto ko = static_cast<unsigned>(kv[j]);
+        const unsigned k = ko & 3;
+        const std::size_t h = model.slot(k);
+        const detail::AddressModel::Entry& e = model.table[h];
+        const std::uint64_t last = model.last[k];
+        std::uint64_t a;
+        switch ((ko >> 4) & 3) {
+          case 0: a = last + model.stride[k]; break;
+          case 1: a = e.last + e.stride; break;
+          case 2: a = last + model.last_size[k]; break;
+          default: a = ((ko & 0x40) ? e.last : last) + next_residual(); break;
+        }
+        model.update(k, h, a, o[j].size);
+        o[j].address = a;
+        o[j].kind = static_cast<Kind>(k);
+        o[j].origin = static_cast<Origin>((ko >> 2) & 3);
+      }
     }
     residual_ = res;
     pos_ += static_cast<std::uint32_t>(m);

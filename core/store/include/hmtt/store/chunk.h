@@ -182,6 +182,7 @@ class ChunkDecoder {
   const std::uint8_t* residual_ = nullptr;  // next varint of column 1
   std::vector<std::uint8_t> unpacked_;      // decompressed LZ4 planes
   std::uint64_t time_ = 0;
+  bool uses_context_ = true;  // some row reads the context table (predictor 1 or bit 6)
   detail::AddressModel model_;
   std::vector<std::uint64_t> tmp_;
 };
