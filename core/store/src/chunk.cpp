@@ -121,8 +121,9 @@ Status ChunkColumns::split(std::span<const Reference> refs) {
 
   model_.reset(a_first_);
   detail::AddressModel& model = model_;
-  std::uint8_t* res = residuals_.data();
+  grow(diffs_, n);
   std::uint64_t misses = 0;
+  std::uint64_t diff_bits = 0;
   std::uint64_t prev_t = t_first_;
   std::uint64_t tmin = UINT64_MAX, tmax = 0;
   std::uint32_t smin = UINT32_MAX, smax = 0;
@@ -160,13 +161,9 @@ Status ChunkColumns::split(std::span<const Reference> refs) {
       const std::uint64_t zk = zigzag(a - model.last[k]);
       const std::uint64_t zc = zigzag(a - model.table[h].last);
       sel = zc < zk ? 7 : 3;
-      std::uint64_t z = zc < zk ? zc : zk;
-      while (z >= 0x80) {
-        *res++ = static_cast<std::uint8_t>(z | 0x80);
-        z >>= 7;
-      }
-      *res++ = static_cast<std::uint8_t>(z);
-      ++misses;
+      const std::uint64_t d = a - (zc < zk ? model.table[h].last : model.last[k]);
+      diffs_[misses++] = d;
+      diff_bits |= d;
     }
     model.update(k, h, a, r.size);
     tdelta_[i] = dt;
@@ -193,6 +190,17 @@ Status ChunkColumns::split(std::span<const Reference> refs) {
   if (n == 1) tmin = tmax = 0;
   // Row 0 carries no time delta (the header holds t_first): store the base there.
   tdelta_[0] = tmin;
+  // Residuals share their trailing zero bits (6 for line-aligned board traces): drop them (column 1's shift).
+  residual_shift_ = diff_bits == 0 ? 0 : static_cast<std::uint8_t>(std::countr_zero(diff_bits));
+  std::uint8_t* res = residuals_.data();
+  for (std::uint64_t v = 0; v < misses; ++v) {
+    std::uint64_t z = zigzag(static_cast<std::uint64_t>(static_cast<std::int64_t>(diffs_[v]) >> residual_shift_));
+    while (z >= 0x80) {
+      *res++ = static_cast<std::uint8_t>(z | 0x80);
+      z >>= 7;
+    }
+    *res++ = static_cast<std::uint8_t>(z);
+  }
   residual_bytes_ = static_cast<std::size_t>(res - residuals_.data());
   stats_.a_min = amin;
   stats_.a_max = amax;
@@ -250,6 +258,7 @@ std::size_t pack_chunk(const ChunkColumns& columns, int acceleration, std::vecto
     put64(e, columns.base(c));
     e[8] = columns.width(c);
   }
+  b[kChunkHeaderBytes + kColumnEntryBytes + 9] = columns.residual_shift();
   std::uint8_t* table = b + kChunkHeaderBytes + kChunkColumns * kColumnEntryBytes;
   std::size_t at = tables;
   for (std::size_t p = 0; p < planes; ++p) {
@@ -330,7 +339,7 @@ Status ChunkDecoder::load(std::span<const std::uint8_t> blob) {
       return make_error("offset " + std::to_string(off + 8) + ": column " + std::to_string(c) + " width " +
                         std::to_string(width_[c]) + ", more than " + std::to_string(kColumnMaxWidth[c]));
     }
-    for (std::size_t r = 9; r < kColumnEntryBytes; ++r) {
+    for (std::size_t r = c == 1 ? 10 : 9; r < kColumnEntryBytes; ++r) {
       if (b[off + r] != 0) return make_error("offset " + std::to_string(off + r) + ": reserved byte is not zero");
     }
     width_sum += width_[c];
@@ -340,6 +349,8 @@ Status ChunkDecoder::load(std::span<const std::uint8_t> blob) {
                       std::to_string(width_sum));
   }
   const std::uint64_t misses = base_[1];
+  shift_ = b[kChunkHeaderBytes + kColumnEntryBytes + 9];
+  if (shift_ > 63) return make_error("offset 57: residual shift " + std::to_string(shift_) + ", more than 63");
   if (misses > n || (misses > 0) != (width_[1] == 1)) {
     return make_error("offset 48: residual count " + std::to_string(misses) + " does not fit column 1's width " +
                       std::to_string(width_[1]) + " and " + std::to_string(n) + " references");
@@ -507,16 +518,17 @@ std::size_t ChunkDecoder::next(std::span<Reference> out) {
     // Address: the selected predictor, or a base plus the next residual (a varint of column 1).
     gather(plane_[2].data(), width_[2], from, m, base_[2], kv);
     const std::uint8_t* res = residual_;
-    auto next_residual = [&res]() {
+    const unsigned shift = shift_;
+    auto next_residual = [&res, shift]() {
       std::uint64_t z = 0;
-      unsigned shift = 0;
+      unsigned bits = 0;
       std::uint8_t byte;
       do {
         byte = *res++;
-        z |= static_cast<std::uint64_t>(byte & 0x7F) << shift;
-        shift += 7;
-      } while ((byte & 0x80) && shift < 64);
-      return unzigzag(z);
+        z |= static_cast<std::uint64_t>(byte & 0x7F) << bits;
+        bits += 7;
+      } while ((byte & 0x80) && bits < 64);
+      return unzigzag(z) << shift;
     };
     detail::AddressModel& model = model_;
     if (!uses_context_) {

@@ -128,6 +128,8 @@ class ChunkColumns {
   std::uint64_t base(int column) const { return base_[column]; }
   std::uint8_t width(int column) const { return width_[column]; }
   std::size_t plane_count() const;
+  // Trailing zero bits dropped from every residual (column 1 entry, byte 9).
+  std::uint8_t residual_shift() const { return residual_shift_; }
   // Plane p in BLOB order: column 0's planes (low byte first), column 1's varint stream, ...
   std::span<const std::uint8_t> plane(std::size_t p) const;
 
@@ -142,6 +144,8 @@ class ChunkColumns {
   std::vector<std::uint16_t> source_;
   std::vector<std::uint8_t> ko_;
   std::vector<std::uint8_t> residuals_;  // LEB128 varints
+  std::vector<std::uint64_t> diffs_;     // residual differences before the shift
+  std::uint8_t residual_shift_ = 0;
   std::size_t residual_bytes_ = 0;
   std::vector<std::uint8_t> planes_;     // byte planes of columns 0, 2, 3, 4
   std::vector<std::span<const std::uint8_t>> plane_list_;
@@ -182,7 +186,8 @@ class ChunkDecoder {
   const std::uint8_t* residual_ = nullptr;  // next varint of column 1
   std::vector<std::uint8_t> unpacked_;      // decompressed LZ4 planes
   std::uint64_t time_ = 0;
-  bool uses_context_ = true;  // some row reads the context table (predictor 1 or bit 6)
+  bool uses_context_ = true;
+  std::uint8_t shift_ = 0;  // residual shift  // some row reads the context table (predictor 1 or bit 6)
   detail::AddressModel model_;
   std::vector<std::uint64_t> tmp_;
 };

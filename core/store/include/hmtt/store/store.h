@@ -118,7 +118,11 @@ struct WriterOptions {
   std::uint32_t page_size = 4096;       // SQLite page size of the new file (512 .. 65536, a power of two)
 };
 
-// Writes one capture. References must arrive in non-decreasing time order.
+// Writes one capture. References must arrive in non-decreasing time order (an
+// out-of-order reference fails the write() or finish() that commits its chunk,
+// naming the chunk and the reference). Destroying an unfinished writer calls
+// finish(); a writer that is killed leaves meta 'finished' = 0 and every chunk
+// committed so far.
 class StoreWriter final : public ReferenceSink {
  public:
   static Result<std::unique_ptr<StoreWriter>> create(const std::string& path, const CaptureInfo& info,
@@ -185,7 +189,10 @@ class StoreReader {
 
   const CaptureInfo& info() const;
   Result<Summary> summary() const;
-  // A pull stream of the references that pass `filter`, in time order.
+  // A pull stream of the references that pass `filter`, in time order. It opens its own
+  // read-only connection, so it may outlive the reader; chunks the filter excludes by their
+  // indexed ranges are never read. A damaged chunk ends the stream with an error naming the
+  // file, the chunk id and what is wrong.
   Result<std::unique_ptr<ReferenceSource>> references(const Filter& filter = {}) const;
   Result<std::vector<Event>> events() const;
   Result<std::vector<LinkStats>> links() const;
