@@ -119,6 +119,10 @@ Status ChunkColumns::split(std::span<const Reference> refs) {
   stats_.t_first = t_first_;
   stats_.t_last = refs[n - 1].time;
 
+  // The context predictor pays off with instruction fetches (it keys data accesses by the instruction);
+  // chunks without any leave it unused, which also lets the decoder skip the table.
+  bool use_context = false;
+  for (const Reference& r : refs) use_context |= r.kind == Kind::IFetch;
   model_.reset(a_first_);
   detail::AddressModel& model = model_;
   grow(diffs_, n);
@@ -148,24 +152,30 @@ Status ChunkColumns::split(std::span<const Reference> refs) {
     prev_t = r.time;
     // The first exact predictor wins (stride, context, sequential); else a residual against last[k].
     const std::uint64_t a = r.address;
-    const std::size_t h = model.slot(k);
+    const std::size_t h = use_context ? model.slot(k) : 0;
     unsigned sel;
     if (a == model.last[k] + model.stride[k]) {
       sel = 0;
-    } else if (a == model.table[h].last + model.table[h].stride) {
+    } else if (use_context && a == model.table[h].last + model.table[h].stride) {
       sel = 1;
     } else if (a == model.last[k] + model.last_size[k]) {
       sel = 2;
     } else {
       // Residual against the nearer of last[k] and the context's last address (bit 6 says which).
       const std::uint64_t zk = zigzag(a - model.last[k]);
-      const std::uint64_t zc = zigzag(a - model.table[h].last);
+      const std::uint64_t zc = use_context ? zigzag(a - model.table[h].last) : UINT64_MAX;
       sel = zc < zk ? 7 : 3;
       const std::uint64_t d = a - (zc < zk ? model.table[h].last : model.last[k]);
       diffs_[misses++] = d;
       diff_bits |= d;
     }
-    model.update(k, h, a, r.size);
+    if (use_context) {
+      model.update(k, h, a, r.size);
+    } else {
+      model.stride[k] = a - model.last[k];
+      model.last[k] = a;
+      model.last_size[k] = r.size;
+    }
     tdelta_[i] = dt;
     size_[i] = r.size;
     source_[i] = r.source;
