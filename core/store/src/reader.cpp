@@ -2,6 +2,10 @@
 // schema version, chunk index), and streams references chunk by chunk,
 // skipping chunks whose indexed ranges miss the filter.
 #include <algorithm>
+#include <array>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -28,103 +32,166 @@ Status open_readonly(sql::Db& db, const std::string& path) {
   return db.open(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX);
 }
 
-bool filter_is_all(const Filter& f) {
-  return f.time_begin == 0 && f.time_end == UINT64_MAX && f.addr_begin == 0 && f.addr_end == UINT64_MAX &&
-         (f.kind_mask & 0xF) == 0xF;
-}
+// One chunk, decoded whole and filtered: the unit of work of the read-ahead threads.
+class ChunkWork {
+ public:
+  Status open(const std::string& path) {
+    HMTT_TRY(open_readonly(db_, path));
+    return select_.prepare(db_, "SELECT data FROM chunk WHERE id = ?1");
+  }
 
-// The references of the chunks in `rows` that pass `filter`, in order.
+  // Decodes `row` into `out` (resized), keeping the references that pass `filter`.
+  Status decode(const ChunkRow& row, const Filter& filter, std::vector<Reference>& out, std::size_t& kept) {
+    const std::string where = db_.path() + ": chunk " + std::to_string(row.id) + ": ";
+    select_.reset();
+    select_.bind_u64(1, row.id);
+    auto has = select_.step();
+    if (!has) return make_error(where + has.error().message);
+    if (!*has) return make_error(where + "row vanished while reading");
+    Status st = decoder_.load(select_.blob(0));
+    if (!st) return make_error(where + st.error().message);
+    if (decoder_.refs() != row.refs || decoder_.t_first() != row.t_first) {
+      return make_error(where + "the index row says " + std::to_string(row.refs) + " references from time " +
+                        std::to_string(row.t_first) + ", the BLOB holds " + std::to_string(decoder_.refs()) +
+                        " from time " + std::to_string(decoder_.t_first()));
+    }
+    if (out.size() < row.refs) out.resize(row.refs);
+    const std::size_t n = decoder_.next({out.data(), static_cast<std::size_t>(row.refs)});
+    select_.reset();
+    if (out[n - 1].time != row.t_last) {
+      return make_error(where + "decoded last time " + std::to_string(out[n - 1].time) +
+                        " differs from the index row's t_last " + std::to_string(row.t_last));
+    }
+    const unsigned kinds = filter.kind_mask & 0xF;
+    const bool whole = row.t_first >= filter.time_begin && row.t_last < filter.time_end &&
+                       row.a_min >= filter.addr_begin && row.a_max < filter.addr_end && (row.kind_mask & ~kinds) == 0;
+    if (whole) {
+      kept = n;
+      return Status::success();
+    }
+    kept = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const Reference& r = out[i];
+      const bool pass = r.time >= filter.time_begin && r.time < filter.time_end && r.address >= filter.addr_begin &&
+                        r.address < filter.addr_end && ((kinds >> static_cast<unsigned>(r.kind)) & 1u);
+      if (pass) out[kept++] = r;
+    }
+    return Status::success();
+  }
+
+ private:
+  sql::Db db_;
+  sql::Stmt select_;
+  ChunkDecoder decoder_;
+};
+
+// The references of the chunks in `rows` that pass `filter`, in order. Chunks are independent, so
+// up to two threads decode the next chunks (each with its own connection) while the caller copies
+// out the current one; at most kDepth decoded chunks wait in memory.
 class ChunkStream final : public ReferenceSource {
  public:
-  ChunkStream(sql::Db db, std::vector<ChunkRow> rows, const Filter& filter)
-      : db_(std::move(db)), rows_(std::move(rows)), filter_(filter) {}
+  ChunkStream(std::string path, std::vector<ChunkRow> rows, const Filter& filter)
+      : path_(std::move(path)), rows_(std::move(rows)), filter_(filter) {}
 
-  Status start() { return select_.prepare(db_, "SELECT data FROM chunk WHERE id = ?1"); }
+  ~ChunkStream() override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    for (auto& t : workers_) t.join();
+  }
 
   Result<std::size_t> read(std::span<Reference> out) override {
     if (failed_) return error_;
+    if (!started_) start();
     std::size_t filled = 0;
-    while (filled < out.size()) {
-      if (!loaded_ || decoder_.decoded() == decoder_.refs()) {
-        if (loaded_) {
-          Status st = finish_chunk();
-          if (!st) return fail(st.error());
+    while (filled < out.size() && current_ < rows_.size()) {
+      Slot& slot = slots_[current_ % kDepth];
+      if (!have_slot_) {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [&] { return slot.ready; });
+        if (!slot.status.ok()) {
+          failed_ = true;
+          error_ = slot.status.error();
+          return error_;
         }
-        if (next_ >= rows_.size()) break;
-        Status st = load(rows_[next_++]);
-        if (!st) return fail(st.error());
+        have_slot_ = true;
+        slot_pos_ = 0;
       }
-      std::span<Reference> dst = out.subspan(filled);
-      std::size_t got = decoder_.next(dst);
-      last_time_ = dst[got - 1].time;
-      if (whole_chunk_) {
-        filled += got;
-      } else {
-        std::size_t kept = 0;
-        for (std::size_t i = 0; i < got; ++i) {
-          const Reference& r = dst[i];
-          const bool pass = r.time >= filter_.time_begin && r.time < filter_.time_end &&
-                            r.address >= filter_.addr_begin && r.address < filter_.addr_end &&
-                            ((filter_.kind_mask >> static_cast<unsigned>(r.kind)) & 1u);
-          if (pass) dst[kept++] = r;
+      const std::size_t take = std::min(out.size() - filled, slot.kept - slot_pos_);
+      if (take > 0) std::memcpy(out.data() + filled, slot.refs.data() + slot_pos_, take * sizeof(Reference));
+      filled += take;
+      slot_pos_ += take;
+      if (slot_pos_ == slot.kept) {
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          slot.ready = false;
+          ++current_;
         }
-        filled += kept;
+        have_slot_ = false;
+        cv_.notify_all();
       }
     }
     return filled;
   }
 
  private:
-  Error fail(Error e) {
-    failed_ = true;
-    error_ = std::move(e);
-    return error_;
+  static constexpr std::size_t kDepth = 4;
+  struct Slot {
+    std::vector<Reference> refs;
+    std::size_t kept = 0;
+    Status status;
+    bool ready = false;
+  };
+
+  void start() {
+    started_ = true;
+    if (rows_.empty()) return;
+    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    const std::size_t n = std::min<std::size_t>({2, hw, rows_.size()});
+    for (std::size_t i = 0; i < n; ++i) workers_.emplace_back([this] { work(); });
   }
 
-  std::string where(const ChunkRow& row) const { return db_.path() + ": chunk " + std::to_string(row.id) + ": "; }
-
-  Status load(const ChunkRow& row) {
-    current_ = row;
-    select_.reset();
-    select_.bind_u64(1, row.id);
-    auto has = select_.step();
-    if (!has) return make_error(where(row) + has.error().message);
-    if (!*has) return make_error(where(row) + "row vanished while reading");
-    std::span<const std::uint8_t> blob = select_.blob(0);
-    Status st = decoder_.load(blob);
-    if (!st) return make_error(where(row) + st.error().message);
-    if (decoder_.refs() != row.refs || decoder_.t_first() != row.t_first) {
-      return make_error(where(row) + "the index row says " + std::to_string(row.refs) + " references from time " +
-                        std::to_string(row.t_first) + ", the BLOB holds " + std::to_string(decoder_.refs()) +
-                        " from time " + std::to_string(decoder_.t_first()));
+  void work() {
+    ChunkWork w;
+    Status opened = w.open(path_);
+    std::vector<Reference> buf;
+    for (;;) {
+      std::size_t job;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [&] { return stop_ || (next_job_ < rows_.size() && next_job_ < current_ + kDepth); });
+        if (stop_) return;
+        job = next_job_++;
+      }
+      Slot& slot = slots_[job % kDepth];
+      std::size_t kept = 0;
+      Status st = opened.ok() ? w.decode(rows_[job], filter_, slot.refs, kept) : opened;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        slot.kept = kept;
+        slot.status = st;
+        slot.ready = true;
+        if (!st.ok()) next_job_ = rows_.size();  // nothing after an error is read
+      }
+      cv_.notify_all();
     }
-    loaded_ = true;
-    const unsigned kinds = filter_.kind_mask & 0xF;
-    whole_chunk_ = row.t_first >= filter_.time_begin && row.t_last < filter_.time_end &&
-                   row.a_min >= filter_.addr_begin && row.a_max < filter_.addr_end &&
-                   (row.kind_mask & ~kinds) == 0;
-    return Status::success();
   }
 
-  Status finish_chunk() {
-    loaded_ = false;
-    if (last_time_ != current_.t_last) {
-      return make_error(where(current_) + "decoded last time " + std::to_string(last_time_) +
-                        " differs from the index row's t_last " + std::to_string(current_.t_last));
-    }
-    return Status::success();
-  }
-
-  sql::Db db_;
-  sql::Stmt select_;
+  std::string path_;
   std::vector<ChunkRow> rows_;
   Filter filter_;
-  std::size_t next_ = 0;
-  ChunkDecoder decoder_;
-  ChunkRow current_;
-  bool loaded_ = false;
-  bool whole_chunk_ = false;
-  std::uint64_t last_time_ = 0;
+  std::array<Slot, kDepth> slots_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<std::thread> workers_;
+  std::size_t next_job_ = 0;   // next chunk a worker takes (guarded by mu_)
+  std::size_t current_ = 0;    // chunk the caller is reading (guarded by mu_ for writes)
+  bool stop_ = false;
+  bool started_ = false;
+  bool have_slot_ = false;
+  std::size_t slot_pos_ = 0;
   bool failed_ = false;
   Error error_;
 };
@@ -319,12 +386,7 @@ Result<std::unique_ptr<ReferenceSource>> StoreReader::references(const Filter& f
     rows.push_back(*it);
   }
   if (filter.time_begin >= filter.time_end || filter.addr_begin >= filter.addr_end) rows.clear();
-  sql::Db db;
-  HMTT_TRY(open_readonly(db, impl_->path));
-  auto stream = std::make_unique<ChunkStream>(std::move(db), std::move(rows), filter);
-  HMTT_TRY(stream->start());
-  (void)filter_is_all;
-  return std::unique_ptr<ReferenceSource>(std::move(stream));
+  return std::unique_ptr<ReferenceSource>(std::make_unique<ChunkStream>(impl_->path, std::move(rows), filter));
 }
 
 Result<std::vector<Event>> StoreReader::events() const {
