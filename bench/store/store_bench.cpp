@@ -11,7 +11,7 @@
 // trace of a real program (gzip compressing a generated text), parsed here.
 //
 // Usage: store_bench [--refs N] [--lackey-refs N] [--lackey-cache FILE] [--skip-mix] [--keep] [--dir DIR]
-//                    [--accel A] [--chunk-refs N] [--json]
+//                    [--accel A] [--chunk-refs N] [--page-size B] [--json]
 // --keep leaves the written stores (DIR/bench-NAME.hmtt) for `hmtt info` and sqlite3.
 // --lackey-cache keeps the parsed lackey references in FILE (raw 24-byte records) for later runs.
 #include <lz4.h>
@@ -176,7 +176,8 @@ struct Figures {
   std::uint64_t store_blob_bytes = 0, file_bytes = 0, lz4_bytes = 0;
 };
 
-bool g_keep = false;  // --keep: leave the written stores in --dir
+bool g_keep = false;             // --keep: leave the written stores in --dir
+std::uint32_t g_page_size = 0;  // --page-size: SQLite page size (0 = the writer's default)
 
 Figures run(const std::string& name, const std::vector<Reference>& refs, const std::string& dir, int accel,
             std::uint32_t chunk_refs) {
@@ -191,6 +192,7 @@ Figures run(const std::string& name, const std::vector<Reference>& refs, const s
     opt.overwrite = true;
     opt.lz4_acceleration = accel;
     opt.chunk_refs = chunk_refs;
+    if (g_page_size) opt.page_size = g_page_size;
     auto t0 = Clock::now();
     const double c0 = cpu_now();
     auto w = store::StoreWriter::create(path, {}, opt);
@@ -349,7 +351,7 @@ int main(int argc, char** argv) {
   std::uint64_t refs = 20'000'000, lackey_refs = 20'000'000;
   std::string dir = std::filesystem::temp_directory_path().string();
   int accel = 1;
-  std::uint32_t chunk_refs = 1u << 16;
+  std::uint32_t chunk_refs = store::WriterOptions{}.chunk_refs;
   bool json = false;
   bool skip_mix = false;
   std::string lackey_cache;
@@ -371,10 +373,11 @@ int main(int argc, char** argv) {
     else if (a == "--lackey-cache") lackey_cache = next();
     else if (a == "--skip-mix") skip_mix = true;
     else if (a == "--keep") g_keep = true;
+    else if (a == "--page-size") g_page_size = static_cast<std::uint32_t>(std::stoul(next()));
     else {
       std::fprintf(stderr,
                    "usage: store_bench [--refs N] [--lackey-refs N] [--lackey-cache FILE] [--skip-mix] [--keep] [--dir DIR]\n"
-                   "                   [--accel A] [--chunk-refs N] [--json]\n");
+                   "                   [--accel A] [--chunk-refs N] [--page-size B] [--json]\n");
       return 2;
     }
   }
