@@ -1,10 +1,12 @@
-// hmtt info FILE [--json]: a trace store's summary (docs/store.md).
+// hmtt info FILE [--json] [--verify]: a trace store's summary (docs/store.md).
 #include <nlohmann/json.hpp>
 
 #include <cinttypes>
 #include <map>
 #include <memory>
+#include <vector>
 
+#include "hmtt/progress.h"
 #include "hmtt/store/store.h"
 #include "verb.h"
 
@@ -13,6 +15,7 @@ namespace {
 struct InfoOptions {
   std::string file;
   bool json = false;
+  bool verify = false;
 };
 
 std::string event_type_name(hmtt::store::EventType t) {
@@ -63,6 +66,26 @@ int run_info(const InfoOptions& opt) {
     c.events++;
     c.value_sum += e.value;
   }
+  // --verify: decode every chunk (checksums, tables, index rows) and count what comes out.
+  std::uint64_t verified = 0;
+  if (opt.verify) {
+    auto src = r.references();
+    if (!src) return app::fail("info", src.error());
+    std::vector<Reference> buf(1u << 16);
+    ProgressLine progress("verifying", s.references);
+    for (;;) {
+      auto n = (*src)->read(buf);
+      if (!n) return app::fail("info", n.error());
+      if (*n == 0) break;
+      verified += *n;
+      progress.update(verified);
+    }
+    progress.finish();
+    if (verified != s.references) {
+      return app::fail("info", make_error(opt.file + ": the chunks hold " + std::to_string(verified) +
+                                              " references, the index says " + std::to_string(s.references)));
+    }
+  }
   const std::uint64_t span = s.references ? s.last_time - s.first_time : 0;
   const double seconds = static_cast<double>(span) * static_cast<double>(info.tick_ps) * 1e-12;
   const double bytes_per_ref =
@@ -104,6 +127,7 @@ int run_info(const InfoOptions& opt) {
     j["chunks"] = s.chunks;
     j["compressed_bytes"] = s.compressed_bytes;
     j["bytes_per_reference"] = bytes_per_ref;
+    if (opt.verify) j["verified_references"] = verified;
     std::printf("%s\n", j.dump(2).c_str());
     return app::kExitOk;
   }
@@ -142,6 +166,7 @@ int run_info(const InfoOptions& opt) {
   std::printf("profiles     %" PRIu64 "\n", s.profiles);
   std::printf("chunks       %" PRIu64 ", %" PRIu64 " bytes compressed (%.3f bytes/reference)\n", s.chunks,
               s.compressed_bytes, bytes_per_ref);
+  if (opt.verify) std::printf("verified     %" PRIu64 " references decoded, every chunk checksum and table intact\n", verified);
   return app::kExitOk;
 }
 
@@ -153,5 +178,6 @@ void setup_info(CLI::App& app, int& exit_code) {
       "info", "A trace store's summary: span, references by kind, links and losses, events by type, side tables, chunks");
   sub->add_option("FILE", opt->file, "the trace store (one SQLite file per capture)")->required();
   sub->add_flag("--json", opt->json, "print the summary as JSON");
+  sub->add_flag("--verify", opt->verify, "also decode every chunk, checking checksums and tables (reads the whole file)");
   sub->callback([opt, &exit_code] { exit_code = run_info(*opt); });
 }

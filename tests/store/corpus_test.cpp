@@ -3,6 +3,8 @@
 // directory; otherwise checks that the committed reader corpus still opens.
 #include "store_test.h"
 
+#include <sqlite3.h>
+
 #include <fstream>
 
 #include "hmtt/store/chunk.h"
@@ -48,6 +50,14 @@ TEST_CASE("fuzz corpus: regenerate on request, else the committed reader corpus 
     write_small_store(d + "/store_reader/two-chunks.hmtt", 100, false);
     write_small_store(d + "/store_reader/side-tables.hmtt", 10, true);
     write_small_store(d + "/store_reader/empty.hmtt", 0, false);
+    // A store whose chunk 1 has one flipped byte (for `hmtt info --verify` and the fuzzer).
+    const std::string bad = d + "/store_reader/corrupt-chunk.hmtt";
+    std::filesystem::copy_file(d + "/store_reader/two-chunks.hmtt", bad, std::filesystem::copy_options::overwrite_existing);
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open(bad.c_str(), &db) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(db, "UPDATE chunk SET data = substr(data, 1, 130) || x'ff' || substr(data, 132) WHERE id = 1",
+                         nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(db);
     for (std::uint64_t n : {1, 3, 64}) {
       std::vector<Reference> v;
       for (std::uint64_t i = 0; i < n; ++i) v.push_back(synthetic_reference(i));
