@@ -221,3 +221,26 @@ TEST_CASE("decoder names what is wrong in a damaged BLOB") {
   refresh(b);
   CHECK(message(b).find("reference count 0") != std::string::npos);
 }
+
+TEST_CASE("residual varints: the 10-byte case and the shift (docs/store.md varint table)") {
+  // Read at 0, then at 2^63 + 1: the difference is odd (shift 0) and zigzags to 2^64 - 3, a 10-byte varint.
+  std::vector<Reference> refs = {{0, 0, 8, Kind::Read, Origin::Unknown, 0},
+                                 {1, (std::uint64_t{1} << 63) + 1, 8, Kind::Read, Origin::Unknown, 0}};
+  auto blob = encode(refs);
+  CHECK(blob[32 + 16] == 1);      // one residual
+  CHECK(blob[32 + 16 + 9] == 0);  // shift 0
+  // Planes: time (width 0: deltas all equal after row 0), residual stream, kind byte (width 1: 0x00, 0x30).
+  std::uint32_t raw = 0;
+  std::memcpy(&raw, blob.data() + 112, 4);
+  CHECK(raw == 10);
+  const std::vector<std::uint8_t> stream(blob.begin() + 112 + 24, blob.begin() + 112 + 24 + 10);
+  CHECK(stream == std::vector<std::uint8_t>{0xfd, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01});
+  CHECK(decode_all(blob) == refs);
+  // Line-aligned differences share 6 zero bits (more here: 0x1000 apart), dropped by the shift.
+  refs = {{0, 0x10000, 64, Kind::Read, Origin::Unknown, 0}, {1, 0x7000, 64, Kind::Write, Origin::Unknown, 0},
+          {2, 0x30000, 64, Kind::Read, Origin::Unknown, 0}};
+  blob = encode(refs);
+  CHECK(blob[32 + 16] == 2);
+  CHECK(blob[32 + 16 + 9] == 12);  // -0x9000 and 0x20000 share 12 trailing zero bits
+  CHECK(decode_all(blob) == refs);
+}
