@@ -1,12 +1,13 @@
 # hmtt: the two set-up commands and their parts.
 #   make demo   install what is missing, build, run the main job on its built-in default
 #   make test   install what is missing, build, run the whole test suite (ctest)
+#   make fuzz   long libFuzzer runs of every fuzz target (opt-in)
 # Variables: BUILD (build dir), JOBS, CTEST_ARGS (e.g. CTEST_ARGS="-L unit").
 BUILD ?= build
 JOBS ?= $(shell nproc)
 CTEST_ARGS ?=
 
-.PHONY: all deps deps-core configure build demo test clean
+.PHONY: all deps deps-core configure build demo test fuzz clean
 
 all: build
 
@@ -27,6 +28,11 @@ demo: build
 
 test: deps build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+
+# Long coverage-guided fuzzing with libFuzzer (opt-in): FUZZ_SECONDS per target.
+FUZZ_SECONDS ?= 60
+fuzz:
+	@scripts/fuzz.sh $(FUZZ_SECONDS)
 
 clean:
 	@rm -rf $(BUILD)

@@ -17,6 +17,10 @@ if(HMTT_WERROR)
   list(APPEND HMTT_WARNINGS -Werror)
 endif()
 set(HMTT_SAN_FLAGS -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
+if(HMTT_LIBFUZZER)
+  # coverage instrumentation for the libraries under test, not only the harness
+  list(APPEND HMTT_SAN_FLAGS -fsanitize=fuzzer-no-link)
+endif()
 
 function(hmtt_target_defaults target)
   target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:${HMTT_WARNINGS}>)

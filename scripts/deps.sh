@@ -7,7 +7,7 @@ set -euo pipefail
 tier=${1:-all}
 
 core=(build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
-      verilator libsystemc-dev libpcap-dev libboost-dev liblz4-dev lz4
+      verilator libsystemc-dev libpcap-dev libboost-dev liblz4-dev lz4 zlib1g-dev
       libsqlite3-dev sqlite3 doctest-dev libcli11-dev nlohmann-json3-dev
       libfftw3-dev gnuplot-nox valgrind)
 extra=(yosys nextpnr-ice40 fpga-icestorm tshark qemu-system-x86 busybox-static
@@ -26,5 +26,5 @@ echo "deps: installing ${missing[*]}" >&2
 SUDO=""
 [ "$(id -u)" -ne 0 ] && SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+$SUDO apt-get -o DPkg::Lock::Timeout=900 update -qq
+$SUDO apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

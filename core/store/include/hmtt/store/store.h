@@ -111,11 +111,18 @@ struct Profile {
 };
 
 struct WriterOptions {
-  std::uint32_t chunk_refs = 1u << 16;  // references per chunk
+  std::uint32_t chunk_refs = 1u << 18;  // references per chunk (1 .. 2^24)
   bool overwrite = false;               // replace an existing file
+  int lz4_acceleration = 1;             // LZ4_compress_fast acceleration (1 = default; higher = faster, larger)
+  bool background = true;               // compress and commit chunks on a writer thread
+  std::uint32_t page_size = 4096;       // SQLite page size of the new file (512 .. 65536, a power of two)
 };
 
-// Writes one capture. References must arrive in non-decreasing time order.
+// Writes one capture. References must arrive in non-decreasing time order (an
+// out-of-order reference fails the write() or finish() that commits its chunk,
+// naming the chunk and the reference). Destroying an unfinished writer calls
+// finish(); a writer that is killed leaves meta 'finished' = 0 and every chunk
+// committed so far.
 class StoreWriter final : public ReferenceSink {
  public:
   static Result<std::unique_ptr<StoreWriter>> create(const std::string& path, const CaptureInfo& info,
@@ -135,6 +142,10 @@ class StoreWriter final : public ReferenceSink {
   Status add_profile(const Profile& profile);
   Status set_link_stats(std::span<const LinkStats> links);  // replaces rows of those links
   Status set_meta(const std::string& key, const std::string& value);
+
+  // Chunks and references committed to the file so far (a killed writer's file holds at least these).
+  std::uint64_t committed_chunks() const;
+  std::uint64_t committed_references() const;
 
   struct Impl;
  private:
@@ -159,7 +170,13 @@ struct Summary {
   std::uint64_t max_address = 0;
   std::uint64_t chunks = 0;
   std::uint64_t events = 0;
-  std::uint64_t compressed_bytes = 0;
+  std::uint64_t compressed_bytes = 0;  // sum of chunk BLOB sizes
+  std::uint64_t page_map_entries = 0;
+  std::uint64_t dma_entries = 0;
+  std::uint64_t processes = 0;
+  std::uint64_t reports = 0;
+  std::uint64_t profiles = 0;
+  bool finished = false;  // the writer reached finish(); false for an interrupted capture
 };
 
 class StoreReader {
@@ -172,7 +189,10 @@ class StoreReader {
 
   const CaptureInfo& info() const;
   Result<Summary> summary() const;
-  // A pull stream of the references that pass `filter`, in time order.
+  // A pull stream of the references that pass `filter`, in time order. It opens its own
+  // read-only connection, so it may outlive the reader; chunks the filter excludes by their
+  // indexed ranges are never read. A damaged chunk ends the stream with an error naming the
+  // file, the chunk id and what is wrong.
   Result<std::unique_ptr<ReferenceSource>> references(const Filter& filter = {}) const;
   Result<std::vector<Event>> events() const;
   Result<std::vector<LinkStats>> links() const;

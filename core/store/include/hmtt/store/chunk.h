@@ -1,0 +1,195 @@
+// The chunk codec: one time-ordered run of references as one BLOB
+// (docs/store.md, "The chunk BLOB", gives the layout to the byte).
+//
+// Encoding is two stages so a writer can run them on two threads:
+//   ChunkColumns::split  (caller thread) runs the address model over the
+//       references and produces five columns: time deltas, kind/origin/
+//       predictor bytes, size, source (frame-of-reference reduced, cut into
+//       byte planes) and the address residuals of mispredicted references
+//       (a varint stream);
+//   pack_chunk           (writer thread) LZ4-compresses each plane that gains,
+//       lays out header, tables, planes and the XXH64 trailer.
+// ChunkDecoder validates a BLOB (size, magic, version, tables, checksum, LZ4,
+// the residual stream) and then decodes references in order, in batches.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "hmtt/reference.h"
+#include "hmtt/result.h"
+
+namespace hmtt::store {
+
+inline constexpr std::uint8_t kChunkMagic[4] = {'H', 'M', 'T', 'C'};
+inline constexpr std::uint16_t kChunkVersion = 2;
+inline constexpr int kChunkColumns = 5;
+inline constexpr std::size_t kChunkHeaderBytes = 32;
+inline constexpr std::size_t kColumnEntryBytes = 16;
+inline constexpr std::size_t kPlaneEntryBytes = 12;
+inline constexpr std::size_t kChunkTrailerBytes = 8;
+inline constexpr std::uint32_t kChunkMaxRefs = 1u << 24;
+
+// Column ids, in BLOB order.
+enum class Column : int { TimeDelta = 0, Residual = 1, KindOrigin = 2, Size = 3, Source = 4 };
+// Widest legal plane count per column (column 1 has at most one plane: the varint stream).
+inline constexpr std::array<std::uint8_t, kChunkColumns> kColumnMaxWidth = {8, 1, 1, 4, 2};
+
+enum class PlaneEncoding : std::uint8_t { Raw = 0, Lz4 = 1 };
+
+// Address predictors, selected per reference by bits 4-5 of its kind/origin byte.
+enum class Predictor : std::uint8_t {
+  Stride = 0,      // last[k] + stride[k]: exact, no residual stored
+  Context = 1,     // table[h].last + table[h].stride: exact, no residual stored
+  Sequential = 2,  // last[k] + last_size[k]: exact, no residual stored
+  Delta = 3,       // last[k] + residual: the residual is the next varint of column 1
+};
+
+// The per-chunk facts the `chunk` table indexes.
+struct ChunkStats {
+  std::uint32_t refs = 0;
+  std::uint64_t t_first = 0;
+  std::uint64_t t_last = 0;
+  std::uint64_t a_min = 0;
+  std::uint64_t a_max = 0;
+  std::array<std::uint64_t, kKindCount> by_kind = {};
+  std::uint32_t kind_mask = 0;    // bit (1 << Kind) for each kind present
+  std::uint32_t origin_mask = 0;  // bit (1 << Origin) for each origin present
+  std::uint64_t plane_bytes = 0;  // uncompressed plane bytes
+};
+
+namespace detail {
+// The address model the encoder and the decoder both run, reference by
+// reference (docs/store.md, "Address prediction"). For reference i of kind k:
+//   stride:     last[k] + stride[k]
+//   context:    table[h].last + table[h].stride, h = hash(ctx, ord, k)
+//   sequential: last[k] + last_size[k]
+// ctx is the address of the latest instruction fetch (or, while the chunk has
+// none, of the previous reference); ord counts references since that fetch.
+struct AddressModel {
+  static constexpr int kTableBits = 12;
+  struct Entry {
+    std::uint64_t last = 0;
+    std::uint64_t stride = 0;
+  };
+  std::array<std::uint64_t, kKindCount> last{};
+  std::array<std::uint64_t, kKindCount> stride{};
+  std::array<std::uint64_t, kKindCount> last_size{};
+  std::vector<Entry> table;
+  std::uint64_t ctx = 0;
+  std::uint64_t ord = 0;
+  bool seen_ifetch = false;
+
+  void reset(std::uint64_t a_first) {
+    last.fill(a_first);
+    stride.fill(0);
+    last_size.fill(0);
+    table.assign(std::size_t{1} << kTableBits, Entry{});
+    ctx = 0;
+    ord = 0;
+    seen_ifetch = false;
+  }
+  std::size_t slot(unsigned k) const {
+    const std::uint64_t key = ctx ^ (ord << 48) ^ (std::uint64_t{k} << 60);
+    return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ULL) >> (64 - kTableBits));
+  }
+  void update(unsigned k, std::size_t h, std::uint64_t a, std::uint32_t size) {
+    stride[k] = a - last[k];
+    last[k] = a;
+    last_size[k] = size;
+    Entry& e = table[h];
+    e.stride = a - e.last;
+    e.last = a;
+    if (k == static_cast<unsigned>(Kind::IFetch)) {
+      ctx = a;
+      ord = 0;
+      seen_ifetch = true;
+    } else if (seen_ifetch) {
+      ord = ord < 255 ? ord + 1 : 255;
+    } else {
+      ctx = a;
+    }
+  }
+};
+}  // namespace detail
+
+// Stage 1: references -> reduced columns (uncompressed planes).
+class ChunkColumns {
+ public:
+  // Fails if refs is empty, longer than kChunkMaxRefs or not in time order.
+  Status split(std::span<const Reference> refs);
+
+  const ChunkStats& stats() const { return stats_; }
+  std::uint64_t t_first() const { return t_first_; }
+  std::uint64_t a_first() const { return a_first_; }
+  std::uint64_t base(int column) const { return base_[column]; }
+  std::uint8_t width(int column) const { return width_[column]; }
+  std::size_t plane_count() const;
+  // Trailing zero bits dropped from every residual (column 1 entry, byte 9).
+  std::uint8_t residual_shift() const { return residual_shift_; }
+  // Plane p in BLOB order: column 0's planes (low byte first), column 1's varint stream, ...
+  std::span<const std::uint8_t> plane(std::size_t p) const;
+
+ private:
+  ChunkStats stats_;
+  std::uint64_t t_first_ = 0;
+  std::uint64_t a_first_ = 0;
+  std::array<std::uint64_t, kChunkColumns> base_ = {};
+  std::array<std::uint8_t, kChunkColumns> width_ = {};
+  std::vector<std::uint64_t> tdelta_;
+  std::vector<std::uint32_t> size_;
+  std::vector<std::uint16_t> source_;
+  std::vector<std::uint8_t> ko_;
+  std::vector<std::uint8_t> residuals_;  // LEB128 varints
+  std::vector<std::uint64_t> diffs_;     // residual differences before the shift
+  std::uint8_t residual_shift_ = 0;
+  std::size_t residual_bytes_ = 0;
+  std::vector<std::uint8_t> planes_;     // byte planes of columns 0, 2, 3, 4
+  std::vector<std::span<const std::uint8_t>> plane_list_;
+  detail::AddressModel model_;
+};
+
+// Stage 2: compresses planes and lays out the BLOB at the front of `buffer`
+// (grown as needed, never shrunk, so a writer reuses it); returns the BLOB's length.
+// acceleration is LZ4_compress_fast's (1 = LZ4_compress_default).
+std::size_t pack_chunk(const ChunkColumns& columns, int acceleration, std::vector<std::uint8_t>& buffer);
+
+// Convenience: both stages.
+Status encode_chunk(std::span<const Reference> refs, std::vector<std::uint8_t>& blob, int acceleration = 1,
+                    ChunkStats* stats = nullptr);
+
+// Reads one BLOB. load() checks everything before any reference is decoded;
+// its error says what is wrong (the caller adds file and chunk id).
+class ChunkDecoder {
+ public:
+  // The BLOB must stay alive and unchanged until the next load() (raw planes are read in place).
+  Status load(std::span<const std::uint8_t> blob);
+
+  std::uint32_t refs() const { return refs_; }
+  std::uint32_t decoded() const { return pos_; }
+  std::uint64_t t_first() const { return t_first_; }
+  std::uint64_t a_first() const { return a_first_; }
+  // Decodes the next min(out.size(), refs() - decoded()) references; returns the count.
+  std::size_t next(std::span<Reference> out);
+
+ private:
+  std::uint32_t refs_ = 0;
+  std::uint32_t pos_ = 0;
+  std::uint64_t t_first_ = 0;
+  std::uint64_t a_first_ = 0;
+  std::array<std::uint64_t, kChunkColumns> base_ = {};
+  std::array<std::uint8_t, kChunkColumns> width_ = {};
+  std::array<std::array<const std::uint8_t*, 8>, kChunkColumns> plane_ = {};
+  const std::uint8_t* residual_ = nullptr;  // next varint of column 1
+  std::vector<std::uint8_t> unpacked_;      // decompressed LZ4 planes
+  std::uint64_t time_ = 0;
+  bool uses_context_ = true;
+  std::uint8_t shift_ = 0;  // residual shift  // some row reads the context table (predictor 1 or bit 6)
+  detail::AddressModel model_;
+  std::vector<std::uint64_t> tmp_;
+};
+
+}  // namespace hmtt::store

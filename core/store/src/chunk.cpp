@@ -1,0 +1,590 @@
+// The chunk codec (docs/store.md, "The chunk BLOB").
+#include "hmtt/store/chunk.h"
+
+#include <lz4.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstdio>
+#include <cstring>
+
+#include "hmtt/store/checksum.h"
+
+namespace hmtt::store {
+namespace {
+
+// Byte order on disk is little-endian; hmtt builds only for little-endian hosts.
+static_assert(std::endian::native == std::endian::little, "the chunk codec assumes a little-endian host");
+
+inline void put16(std::uint8_t* p, std::uint16_t v) { std::memcpy(p, &v, 2); }
+inline void put32(std::uint8_t* p, std::uint32_t v) { std::memcpy(p, &v, 4); }
+inline void put64(std::uint8_t* p, std::uint64_t v) { std::memcpy(p, &v, 8); }
+inline std::uint16_t get16(const std::uint8_t* p) {
+  std::uint16_t v;
+  std::memcpy(&v, p, 2);
+  return v;
+}
+inline std::uint32_t get32(const std::uint8_t* p) {
+  std::uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+inline std::uint64_t get64(const std::uint8_t* p) {
+  std::uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+
+inline std::uint64_t zigzag(std::uint64_t d) {
+  return (d << 1) ^ static_cast<std::uint64_t>(static_cast<std::int64_t>(d) >> 63);
+}
+inline std::uint64_t unzigzag(std::uint64_t z) { return (z >> 1) ^ (0 - (z & 1)); }
+
+// Bytes needed to hold v (0 for v == 0).
+inline std::uint8_t byte_width(std::uint64_t v) {
+  return static_cast<std::uint8_t>(v == 0 ? 0 : (64 - std::countl_zero(v) + 7) / 8);
+}
+
+template <typename T>
+void grow(std::vector<T>& v, std::size_t n) {
+  if (v.size() < n) v.resize(n);
+}
+
+template <typename T>
+void cut_planes(const T* values, std::size_t n, std::uint64_t base, std::uint8_t width, std::uint8_t* out) {
+  for (std::uint8_t b = 0; b < width; ++b) {
+    std::uint8_t* plane = out + static_cast<std::size_t>(b) * n;
+    const unsigned shift = 8u * b;
+    for (std::size_t i = 0; i < n; ++i) {
+      plane[i] = static_cast<std::uint8_t>((static_cast<std::uint64_t>(values[i]) - base) >> shift);
+    }
+  }
+}
+
+// Rebuilds base + sum(plane[b][i] << 8b) for i in [from, from + m).
+template <int W>
+void gather_w(const std::uint8_t* const* planes, std::size_t from, std::size_t m, std::uint64_t base,
+              std::uint64_t* out) {
+  const std::uint8_t* p[W > 0 ? W : 1];
+  for (int b = 0; b < W; ++b) p[b] = planes[b] + from;
+  for (std::size_t j = 0; j < m; ++j) {
+    std::uint64_t v = 0;
+    for (int b = 0; b < W; ++b) v |= static_cast<std::uint64_t>(p[b][j]) << (8 * b);
+    out[j] = v + base;
+  }
+}
+
+void gather(const std::uint8_t* const* planes, int width, std::size_t from, std::size_t m, std::uint64_t base,
+            std::uint64_t* out) {
+  switch (width) {
+    case 0: gather_w<0>(planes, from, m, base, out); break;
+    case 1: gather_w<1>(planes, from, m, base, out); break;
+    case 2: gather_w<2>(planes, from, m, base, out); break;
+    case 3: gather_w<3>(planes, from, m, base, out); break;
+    case 4: gather_w<4>(planes, from, m, base, out); break;
+    case 5: gather_w<5>(planes, from, m, base, out); break;
+    case 6: gather_w<6>(planes, from, m, base, out); break;
+    case 7: gather_w<7>(planes, from, m, base, out); break;
+    default: gather_w<8>(planes, from, m, base, out); break;
+  }
+}
+
+std::string hex(std::uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+}  // namespace
+
+std::size_t ChunkColumns::plane_count() const { return plane_list_.size(); }
+
+std::span<const std::uint8_t> ChunkColumns::plane(std::size_t p) const { return plane_list_[p]; }
+
+Status ChunkColumns::split(std::span<const Reference> refs) {
+  const std::size_t n = refs.size();
+  if (n == 0) return make_error("no references");
+  if (n > kChunkMaxRefs) {
+    return make_error(std::to_string(n) + " references, more than the limit " + std::to_string(kChunkMaxRefs));
+  }
+  grow(tdelta_, n);
+  grow(size_, n);
+  grow(source_, n);
+  grow(ko_, n);
+  grow(residuals_, n * 10);
+  stats_ = ChunkStats{};
+  stats_.refs = static_cast<std::uint32_t>(n);
+  t_first_ = refs[0].time;
+  a_first_ = refs[0].address;
+  stats_.t_first = t_first_;
+  stats_.t_last = refs[n - 1].time;
+
+  // The context predictor pays off with instruction fetches (it keys data accesses by the instruction);
+  // chunks without any leave it unused, which also lets the decoder skip the table.
+  bool use_context = false;
+  for (const Reference& r : refs) use_context |= r.kind == Kind::IFetch;
+  model_.reset(a_first_);
+  detail::AddressModel& model = model_;
+  grow(diffs_, n);
+  std::uint64_t misses = 0;
+  std::uint64_t diff_bits = 0;
+  std::uint64_t prev_t = t_first_;
+  std::uint64_t tmin = UINT64_MAX, tmax = 0;
+  std::uint32_t smin = UINT32_MAX, smax = 0;
+  std::uint16_t srcmin = UINT16_MAX, srcmax = 0;
+  std::uint8_t komin = 0xFF, komax = 0;
+  std::uint64_t amin = UINT64_MAX, amax = 0;
+  std::uint32_t kind_bits = 0, origin_bits = 0;
+  std::array<std::uint64_t, kKindCount> by_kind = {};
+  for (std::size_t i = 0; i < n; ++i) {
+    const Reference& r = refs[i];
+    const auto k = static_cast<unsigned>(r.kind);
+    const auto o = static_cast<unsigned>(r.origin);
+    if (r.time < prev_t || k >= 4 || o >= 4) {
+      if (r.time < prev_t) {
+        return make_error("reference " + std::to_string(i) + ": time " + std::to_string(r.time) +
+                          " is before the previous reference's time " + std::to_string(prev_t));
+      }
+      return make_error("reference " + std::to_string(i) + ": kind " + std::to_string(k) + " or origin " +
+                        std::to_string(o) + " out of range");
+    }
+    const std::uint64_t dt = r.time - prev_t;
+    prev_t = r.time;
+    // The first exact predictor wins (stride, context, sequential); else a residual against last[k].
+    const std::uint64_t a = r.address;
+    const std::size_t h = use_context ? model.slot(k) : 0;
+    unsigned sel;
+    if (a == model.last[k] + model.stride[k]) {
+      sel = 0;
+    } else if (use_context && a == model.table[h].last + model.table[h].stride) {
+      sel = 1;
+    } else if (a == model.last[k] + model.last_size[k]) {
+      sel = 2;
+    } else {
+      // Residual against the nearer of last[k] and the context's last address (bit 6 says which).
+      const std::uint64_t zk = zigzag(a - model.last[k]);
+      const std::uint64_t zc = use_context ? zigzag(a - model.table[h].last) : UINT64_MAX;
+      sel = zc < zk ? 7 : 3;
+      const std::uint64_t d = a - (zc < zk ? model.table[h].last : model.last[k]);
+      diffs_[misses++] = d;
+      diff_bits |= d;
+    }
+    if (use_context) {
+      model.update(k, h, a, r.size);
+    } else {
+      model.stride[k] = a - model.last[k];
+      model.last[k] = a;
+      model.last_size[k] = r.size;
+    }
+    tdelta_[i] = dt;
+    size_[i] = r.size;
+    source_[i] = r.source;
+    const auto ko = static_cast<std::uint8_t>(k | (o << 2) | (sel << 4));
+    ko_[i] = ko;
+    if (i > 0) {
+      tmin = std::min(tmin, dt);
+      tmax = std::max(tmax, dt);
+    }
+    smin = std::min(smin, r.size);
+    smax = std::max(smax, r.size);
+    srcmin = std::min(srcmin, r.source);
+    srcmax = std::max(srcmax, r.source);
+    komin = std::min(komin, ko);
+    komax = std::max(komax, ko);
+    amin = std::min(amin, a);
+    amax = std::max(amax, a);
+    kind_bits |= 1u << k;
+    origin_bits |= 1u << o;
+    by_kind[k]++;
+  }
+  if (n == 1) tmin = tmax = 0;
+  // Row 0 carries no time delta (the header holds t_first): store the base there.
+  tdelta_[0] = tmin;
+  // Residuals share their trailing zero bits (6 for line-aligned board traces): drop them (column 1's shift).
+  residual_shift_ = diff_bits == 0 ? 0 : static_cast<std::uint8_t>(std::countr_zero(diff_bits));
+  std::uint8_t* res = residuals_.data();
+  for (std::uint64_t v = 0; v < misses; ++v) {
+    std::uint64_t z = zigzag(static_cast<std::uint64_t>(static_cast<std::int64_t>(diffs_[v]) >> residual_shift_));
+    while (z >= 0x80) {
+      *res++ = static_cast<std::uint8_t>(z | 0x80);
+      z >>= 7;
+    }
+    *res++ = static_cast<std::uint8_t>(z);
+  }
+  residual_bytes_ = static_cast<std::size_t>(res - residuals_.data());
+  stats_.a_min = amin;
+  stats_.a_max = amax;
+  stats_.by_kind = by_kind;
+  stats_.kind_mask = kind_bits;
+  stats_.origin_mask = origin_bits;
+
+  base_ = {tmin, misses, komin, smin, srcmin};
+  width_ = {byte_width(tmax - tmin), static_cast<std::uint8_t>(misses > 0 ? 1 : 0),
+            byte_width(static_cast<std::uint64_t>(komax - komin)), byte_width(static_cast<std::uint64_t>(smax - smin)),
+            byte_width(static_cast<std::uint64_t>(srcmax - srcmin))};
+  const std::size_t byte_planes = width_[0] + width_[2] + width_[3] + width_[4];
+  grow(planes_, byte_planes * n);
+  std::uint8_t* out = planes_.data();
+  plane_list_.clear();
+  auto add_planes = [&](int column) {
+    for (int b = 0; b < width_[column]; ++b) plane_list_.emplace_back(out + static_cast<std::size_t>(b) * n, n);
+  };
+  add_planes(0);
+  cut_planes(tdelta_.data(), n, base_[0], width_[0], out);
+  out += width_[0] * n;
+  if (misses > 0) plane_list_.emplace_back(residuals_.data(), residual_bytes_);
+  add_planes(2);
+  cut_planes(ko_.data(), n, base_[2], width_[2], out);
+  out += width_[2] * n;
+  add_planes(3);
+  cut_planes(size_.data(), n, base_[3], width_[3], out);
+  out += width_[3] * n;
+  add_planes(4);
+  cut_planes(source_.data(), n, base_[4], width_[4], out);
+  stats_.plane_bytes = byte_planes * n + residual_bytes_;
+  return Status::success();
+}
+
+std::size_t pack_chunk(const ChunkColumns& columns, int acceleration, std::vector<std::uint8_t>& blob) {
+  const std::size_t n = columns.stats().refs;
+  const std::size_t planes = columns.plane_count();
+  const std::size_t tables = kChunkHeaderBytes + kChunkColumns * kColumnEntryBytes + planes * kPlaneEntryBytes;
+  std::size_t bound = tables + kChunkTrailerBytes;
+  for (std::size_t p = 0; p < planes; ++p) {
+    bound += static_cast<std::size_t>(LZ4_compressBound(static_cast<int>(columns.plane(p).size())));
+  }
+  grow(blob, bound);
+  std::uint8_t* b = blob.data();
+  std::memset(b, 0, tables);
+  std::memcpy(b, kChunkMagic, 4);
+  put16(b + 4, kChunkVersion);
+  b[6] = kChunkColumns;
+  put32(b + 8, static_cast<std::uint32_t>(n));
+  put32(b + 12, static_cast<std::uint32_t>(planes));
+  put64(b + 16, columns.t_first());
+  put64(b + 24, columns.a_first());
+  for (int c = 0; c < kChunkColumns; ++c) {
+    std::uint8_t* e = b + kChunkHeaderBytes + static_cast<std::size_t>(c) * kColumnEntryBytes;
+    put64(e, columns.base(c));
+    e[8] = columns.width(c);
+  }
+  b[kChunkHeaderBytes + kColumnEntryBytes + 9] = columns.residual_shift();
+  std::uint8_t* table = b + kChunkHeaderBytes + kChunkColumns * kColumnEntryBytes;
+  std::size_t at = tables;
+  for (std::size_t p = 0; p < planes; ++p) {
+    const std::span<const std::uint8_t> plane = columns.plane(p);
+    const int len = static_cast<int>(plane.size());
+    const auto* in = reinterpret_cast<const char*>(plane.data());
+    int got = 0;
+    // A plane of noise (random low address bytes) gains nothing: probe its first 4 KiB first.
+    bool try_lz4 = len > 0;
+    if (len > 65536) {
+      const int probe = LZ4_compress_fast(in, reinterpret_cast<char*>(b + at), 4096, LZ4_compressBound(4096), acceleration);
+      try_lz4 = probe > 0 && probe < 3900;
+    }
+    if (try_lz4) {
+      got = LZ4_compress_fast(in, reinterpret_cast<char*>(b + at), len, LZ4_compressBound(len), acceleration);
+    }
+    std::uint8_t* e = table + p * kPlaneEntryBytes;
+    put32(e, static_cast<std::uint32_t>(len));
+    if (got > 0 && got < len) {
+      put32(e + 4, static_cast<std::uint32_t>(got));
+      e[8] = static_cast<std::uint8_t>(PlaneEncoding::Lz4);
+      at += static_cast<std::size_t>(got);
+    } else {
+      if (len > 0) std::memcpy(b + at, in, static_cast<std::size_t>(len));
+      put32(e + 4, static_cast<std::uint32_t>(len));
+      e[8] = static_cast<std::uint8_t>(PlaneEncoding::Raw);
+      at += static_cast<std::size_t>(len);
+    }
+  }
+  put64(b + at, xxh64({b, at}));
+  return at + kChunkTrailerBytes;
+}
+
+Status encode_chunk(std::span<const Reference> refs, std::vector<std::uint8_t>& blob, int acceleration,
+                    ChunkStats* stats) {
+  ChunkColumns columns;
+  HMTT_TRY(columns.split(refs));
+  std::vector<std::uint8_t> buffer;
+  std::size_t len = pack_chunk(columns, acceleration, buffer);
+  buffer.resize(len);
+  blob = std::move(buffer);
+  if (stats) *stats = columns.stats();
+  return Status::success();
+}
+
+Status ChunkDecoder::load(std::span<const std::uint8_t> blob) {
+  refs_ = 0;
+  pos_ = 0;
+  const std::size_t size = blob.size();
+  const std::size_t fixed = kChunkHeaderBytes + kChunkColumns * kColumnEntryBytes;
+  if (size < fixed + kChunkTrailerBytes) {
+    return make_error("BLOB is " + std::to_string(size) + " bytes, shorter than the minimum " +
+                      std::to_string(fixed + kChunkTrailerBytes));
+  }
+  const std::uint8_t* b = blob.data();
+  if (std::memcmp(b, kChunkMagic, 4) != 0) return make_error("offset 0: magic is not \"HMTC\"");
+  if (get16(b + 4) != kChunkVersion) {
+    return make_error("offset 4: chunk format version " + std::to_string(get16(b + 4)) + ", this reader knows " +
+                      std::to_string(kChunkVersion));
+  }
+  const std::uint64_t stored = get64(b + size - kChunkTrailerBytes);
+  const std::uint64_t computed = xxh64({b, size - kChunkTrailerBytes});
+  if (stored != computed) {
+    return make_error("offset " + std::to_string(size - kChunkTrailerBytes) + ": checksum mismatch (stored " +
+                      hex(stored) + ", computed " + hex(computed) + ")");
+  }
+  if (b[6] != kChunkColumns) return make_error("offset 6: column count " + std::to_string(b[6]) + ", must be 5");
+  if (b[7] != 0) return make_error("offset 7: reserved byte is not zero");
+  const std::uint32_t n = get32(b + 8);
+  if (n == 0 || n > kChunkMaxRefs) return make_error("offset 8: reference count " + std::to_string(n) + " out of range");
+  const std::uint32_t planes = get32(b + 12);
+  std::size_t width_sum = 0;
+  for (int c = 0; c < kChunkColumns; ++c) {
+    const std::size_t off = kChunkHeaderBytes + static_cast<std::size_t>(c) * kColumnEntryBytes;
+    base_[c] = get64(b + off);
+    width_[c] = b[off + 8];
+    if (width_[c] > kColumnMaxWidth[c]) {
+      return make_error("offset " + std::to_string(off + 8) + ": column " + std::to_string(c) + " width " +
+                        std::to_string(width_[c]) + ", more than " + std::to_string(kColumnMaxWidth[c]));
+    }
+    for (std::size_t r = c == 1 ? 10 : 9; r < kColumnEntryBytes; ++r) {
+      if (b[off + r] != 0) return make_error("offset " + std::to_string(off + r) + ": reserved byte is not zero");
+    }
+    width_sum += width_[c];
+  }
+  if (planes != width_sum) {
+    return make_error("offset 12: plane count " + std::to_string(planes) + ", but the column widths sum to " +
+                      std::to_string(width_sum));
+  }
+  const std::uint64_t misses = base_[1];
+  shift_ = b[kChunkHeaderBytes + kColumnEntryBytes + 9];
+  if (shift_ > 63) return make_error("offset 57: residual shift " + std::to_string(shift_) + ", more than 63");
+  if (misses > n || (misses > 0) != (width_[1] == 1)) {
+    return make_error("offset 48: residual count " + std::to_string(misses) + " does not fit column 1's width " +
+                      std::to_string(width_[1]) + " and " + std::to_string(n) + " references");
+  }
+  if (base_[2] > 127 || base_[3] > UINT32_MAX || base_[4] > UINT16_MAX) {
+    return make_error("column table: a base is out of its column's range");
+  }
+  const std::size_t tables = fixed + planes * kPlaneEntryBytes;
+  if (size < tables + kChunkTrailerBytes) {
+    return make_error("BLOB is " + std::to_string(size) + " bytes, shorter than its tables (" +
+                      std::to_string(tables + kChunkTrailerBytes) + ")");
+  }
+  // Plane p belongs to column c; every plane but column 1's is n bytes long.
+  std::array<int, 23> plane_column{};
+  {
+    std::size_t p = 0;
+    for (int c = 0; c < kChunkColumns; ++c) {
+      for (int w = 0; w < width_[c]; ++w) plane_column[p++] = c;
+    }
+  }
+  std::size_t unpacked = 0;
+  std::size_t data = 0;
+  for (std::uint32_t p = 0; p < planes; ++p) {
+    const std::size_t off = fixed + p * kPlaneEntryBytes;
+    const std::uint8_t* e = b + off;
+    const std::uint32_t raw = get32(e);
+    const std::uint32_t len = get32(e + 4);
+    if (e[8] > 1) return make_error("offset " + std::to_string(off + 8) + ": plane encoding " + std::to_string(e[8]) + " unknown");
+    if (e[9] || e[10] || e[11]) return make_error("offset " + std::to_string(off + 9) + ": reserved byte is not zero");
+    if (plane_column[p] != 1 && raw != n) {
+      return make_error("offset " + std::to_string(off) + ": plane " + std::to_string(p) + " is " +
+                        std::to_string(raw) + " bytes, must be the reference count " + std::to_string(n));
+    }
+    if (plane_column[p] == 1 && (raw < misses || raw > 10 * misses)) {
+      return make_error("offset " + std::to_string(off) + ": residual stream of " + std::to_string(raw) +
+                        " bytes cannot hold " + std::to_string(misses) + " varints");
+    }
+    if (e[8] == 0 && len != raw) {
+      return make_error("offset " + std::to_string(off + 4) + ": raw plane " + std::to_string(p) + " stores " +
+                        std::to_string(len) + " bytes, must be " + std::to_string(raw));
+    }
+    if (e[8] == 1) {
+      // LZ4 expands at most ~255:1, so a tiny block cannot hold a huge plane: reject before allocating.
+      if (len == 0 || raw > 255 * static_cast<std::uint64_t>(len) + 16) {
+        return make_error("offset " + std::to_string(off + 4) + ": LZ4 plane " + std::to_string(p) + " of " +
+                          std::to_string(len) + " bytes cannot hold " + std::to_string(raw) + " bytes");
+      }
+      unpacked += raw;
+    }
+    data += len;
+  }
+  if (tables + data + kChunkTrailerBytes != size) {
+    return make_error("plane sizes sum to " + std::to_string(data) + " bytes, but the BLOB holds " +
+                      std::to_string(size - tables - kChunkTrailerBytes));
+  }
+  grow(unpacked_, unpacked);
+  std::size_t at = tables;
+  std::size_t lz4_at = 0;
+  const std::uint8_t* residuals = nullptr;
+  std::size_t residual_len = 0;
+  for (std::uint32_t p = 0; p < planes; ++p) {
+    const std::uint8_t* e = b + fixed + p * kPlaneEntryBytes;
+    const std::uint32_t raw = get32(e);
+    const std::uint32_t len = get32(e + 4);
+    const std::uint8_t* where = b + at;
+    if (e[8] == 1) {
+      std::uint8_t* dst = unpacked_.data() + lz4_at;
+      int got = LZ4_decompress_safe(reinterpret_cast<const char*>(b + at), reinterpret_cast<char*>(dst),
+                                    static_cast<int>(len), static_cast<int>(raw));
+      if (got != static_cast<int>(raw)) {
+        return make_error("offset " + std::to_string(at) + ": LZ4 plane " + std::to_string(p) +
+                          " does not decompress to " + std::to_string(raw) + " bytes");
+      }
+      where = dst;
+      lz4_at += raw;
+    }
+    const int c = plane_column[p];
+    int w = 0;
+    while (w < 8 && p >= static_cast<std::uint32_t>(w) + 1 && plane_column[p - static_cast<std::uint32_t>(w) - 1] == c) ++w;
+    plane_[c][w] = where;
+    if (c == 1) {
+      residuals = where;
+      residual_len = raw;
+    }
+    at += len;
+  }
+  // The kind/origin/predictor column and the residual stream must agree before decoding starts:
+  // bits 6-7 zero, and exactly `misses` rows of predictor 3, each with one well-formed varint.
+  {
+    std::uint64_t delta_rows = 0;
+    std::uint64_t context_rows = 0;
+    std::uint64_t tmp[4096];
+    for (std::size_t from = 0; from < n; from += 4096) {
+      const std::size_t m = std::min<std::size_t>(4096, n - from);
+      gather(plane_[2].data(), width_[2], from, m, base_[2], tmp);
+      for (std::size_t j = 0; j < m; ++j) {
+        if (tmp[j] > 127) {
+          return make_error("column 2, row " + std::to_string(from + j) + ": kind/origin byte 0x" +
+                            hex(tmp[j]).substr(16) + " has bit 7 set");
+        }
+        if ((tmp[j] & 0x40) && (tmp[j] >> 4) != 7) {
+          return make_error("column 2, row " + std::to_string(from + j) + ": bit 6 set without predictor 3");
+        }
+        delta_rows += ((tmp[j] >> 4) & 3) == 3;
+        context_rows += ((tmp[j] >> 4) & 3) == 1 || (tmp[j] & 0x40);
+      }
+    }
+    uses_context_ = context_rows > 0;
+    if (delta_rows != misses) {
+      return make_error("column 2 selects the residual predictor in " + std::to_string(delta_rows) +
+                        " rows, column 1 holds " + std::to_string(misses) + " residuals");
+    }
+    std::size_t pos = 0;
+    for (std::uint64_t v = 0; v < misses; ++v) {
+      int bytes = 0;
+      while (pos < residual_len && (residuals[pos] & 0x80)) {
+        ++pos;
+        if (++bytes >= 10) break;
+      }
+      if (pos >= residual_len || bytes >= 10) {
+        return make_error("column 1: residual " + std::to_string(v) + " is not a complete varint (stream offset " +
+                          std::to_string(pos) + ")");
+      }
+      ++pos;
+    }
+    if (pos != residual_len) {
+      return make_error("column 1: " + std::to_string(residual_len - pos) + " bytes left after the last residual");
+    }
+  }
+  residual_ = residuals;
+  refs_ = n;
+  t_first_ = get64(b + 16);
+  a_first_ = get64(b + 24);
+  // Row 0's time delta is ignored: start the running sum so that row 0 lands on t_first.
+  std::uint64_t v0[1];
+  gather(plane_[0].data(), width_[0], 0, 1, base_[0], v0);
+  time_ = t_first_ - v0[0];
+  model_.reset(a_first_);
+  grow(tmp_, 2 * 4096);
+  return Status::success();
+}
+
+std::size_t ChunkDecoder::next(std::span<Reference> out) {
+  const std::size_t total = std::min<std::size_t>(out.size(), refs_ - pos_);
+  std::size_t done = 0;
+  std::uint64_t* tv = tmp_.data();
+  std::uint64_t* kv = tmp_.data() + 4096;
+  while (done < total) {
+    const std::size_t m = std::min<std::size_t>(total - done, 4096);
+    Reference* o = out.data() + done;
+    const std::size_t from = pos_;
+    // Time: prefix sum of deltas.
+    gather(plane_[0].data(), width_[0], from, m, base_[0], tv);
+    std::uint64_t t = time_;
+    for (std::size_t j = 0; j < m; ++j) {
+      t += tv[j];
+      o[j].time = t;
+    }
+    time_ = t;
+    // Size and source (the address model needs the size).
+    gather(plane_[3].data(), width_[3], from, m, base_[3], tv);
+    for (std::size_t j = 0; j < m; ++j) o[j].size = static_cast<std::uint32_t>(tv[j]);
+    gather(plane_[4].data(), width_[4], from, m, base_[4], tv);
+    for (std::size_t j = 0; j < m; ++j) o[j].source = static_cast<std::uint16_t>(tv[j]);
+    // Address: the selected predictor, or a base plus the next residual (a varint of column 1).
+    gather(plane_[2].data(), width_[2], from, m, base_[2], kv);
+    const std::uint8_t* res = residual_;
+    const unsigned shift = shift_;
+    auto next_residual = [&res, shift]() {
+      std::uint64_t z = 0;
+      unsigned bits = 0;
+      std::uint8_t byte;
+      do {
+        byte = *res++;
+        z |= static_cast<std::uint64_t>(byte & 0x7F) << bits;
+        bits += 7;
+      } while ((byte & 0x80) && bits < 64);
+      return unzigzag(z) << shift;
+    };
+    detail::AddressModel& model = model_;
+    if (!uses_context_) {
+      // No row reads the context table: skip its upkeep.
+      for (std::size_t j = 0; j < m; ++j) {
+        const auto ko = static_cast<unsigned>(kv[j]);
+        const unsigned k = ko & 3;
+        const std::uint64_t last = model.last[k];
+        std::uint64_t a;
+        switch ((ko >> 4) & 3) {
+          case 0: a = last + model.stride[k]; break;
+          case 2: a = last + model.last_size[k]; break;
+          default: a = last + next_residual(); break;  // 3 (1 does not occur in this chunk)
+        }
+        model.stride[k] = a - last;
+        model.last[k] = a;
+        model.last_size[k] = o[j].size;
+        o[j].address = a;
+        o[j].kind = static_cast<Kind>(k);
+        o[j].origin = static_cast<Origin>((ko >> 2) & 3);
+      }
+    } else {
+      for (std::size_t j = 0; j < m; ++j) {
+        const auto ko = static_cast<unsigned>(kv[j]);
+        const unsigned k = ko & 3;
+        const std::size_t h = model.slot(k);
+        const detail::AddressModel::Entry& e = model.table[h];
+        const std::uint64_t last = model.last[k];
+        std::uint64_t a;
+        switch ((ko >> 4) & 3) {
+          case 0: a = last + model.stride[k]; break;
+          case 1: a = e.last + e.stride; break;
+          case 2: a = last + model.last_size[k]; break;
+          default: a = ((ko & 0x40) ? e.last : last) + next_residual(); break;
+        }
+        model.update(k, h, a, o[j].size);
+        o[j].address = a;
+        o[j].kind = static_cast<Kind>(k);
+        o[j].origin = static_cast<Origin>((ko >> 2) & 3);
+      }
+    }
+    residual_ = res;
+    pos_ += static_cast<std::uint32_t>(m);
+    done += m;
+  }
+  return total;
+}
+
+}  // namespace hmtt::store

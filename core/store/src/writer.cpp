@@ -1,0 +1,427 @@
+// StoreWriter: references -> chunks (a writer thread compresses and commits),
+// side tables committed per call. Every commit is its own WAL transaction, so
+// a process killed at any moment leaves every committed chunk readable.
+#include <atomic>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <filesystem>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+#include "hmtt/store/chunk.h"
+#include "hmtt/store/store.h"
+#include "schema.h"
+#include "sqlite.h"
+
+namespace hmtt::store {
+
+struct StoreWriter::Impl {
+  sql::Db db;
+  WriterOptions opt;
+  std::mutex db_mu;  // one transaction at a time on the connection
+  sql::Stmt insert_chunk;
+
+  std::vector<Reference> pending;
+  std::size_t npending = 0;
+  std::uint64_t prev_last_time = 0;
+  bool any_chunk = false;
+  std::uint64_t chunks_queued = 0;
+
+  // The pipeline: the caller splits into a free ChunkColumns; the writer thread packs and commits it.
+  std::vector<std::unique_ptr<ChunkColumns>> pool;
+  std::mutex q_mu;
+  std::condition_variable q_cv;
+  std::deque<ChunkColumns*> free_cols, full_cols;
+  std::size_t in_flight = 0;
+  bool stop = false;
+  bool worker_failed = false;
+  Error worker_error;
+  std::thread worker;
+  std::vector<std::uint8_t> blob;
+
+  std::atomic<std::uint64_t> committed_chunks{0};
+  std::atomic<std::uint64_t> committed_refs{0};
+  bool finished = false;
+
+  ~Impl() { stop_worker(); }
+
+  Status commit(const ChunkColumns& c);
+  void run_worker();
+  void stop_worker();
+  Status flush_pending();
+  Status wait_idle();
+  Status in_transaction(const std::function<Status()>& body);
+  Status set_meta_locked(const std::string& key, const std::string& value);
+};
+
+Status StoreWriter::Impl::commit(const ChunkColumns& c) {
+  const std::size_t len = pack_chunk(c, opt.lz4_acceleration, blob);
+  const ChunkStats& s = c.stats();
+  std::lock_guard<std::mutex> lock(db_mu);
+  sql::Stmt& st = insert_chunk;
+  const std::uint64_t id = committed_chunks.load();
+  st.bind_u64(1, id);
+  st.bind_u64(2, s.refs);
+  st.bind_u64(3, s.t_first);
+  st.bind_u64(4, s.t_last);
+  st.bind_u64(5, s.a_min);
+  st.bind_u64(6, s.a_max);
+  st.bind_u64(7, s.kind_mask);
+  st.bind_u64(8, s.origin_mask);
+  for (int k = 0; k < kKindCount; ++k) st.bind_u64(9 + k, s.by_kind[static_cast<std::size_t>(k)]);
+  st.bind_u64(13, s.plane_bytes);
+  st.bind_u64(14, len);
+  st.bind_blob(15, {blob.data(), len});
+  Status r = st.run();
+  if (!r) return make_error(r.error().message + " (chunk " + std::to_string(id) + ")");
+  committed_refs += s.refs;
+  committed_chunks += 1;
+  return Status::success();
+}
+
+void StoreWriter::Impl::run_worker() {
+  for (;;) {
+    ChunkColumns* c = nullptr;
+    {
+      std::unique_lock<std::mutex> lock(q_mu);
+      q_cv.wait(lock, [&] { return stop || !full_cols.empty(); });
+      if (full_cols.empty()) return;
+      c = full_cols.front();
+      full_cols.pop_front();
+    }
+    Status st = worker_failed ? Status::success() : commit(*c);
+    {
+      std::lock_guard<std::mutex> lock(q_mu);
+      if (!st) {
+        worker_failed = true;
+        worker_error = st.error();
+      }
+      free_cols.push_back(c);
+      --in_flight;
+    }
+    q_cv.notify_all();
+  }
+}
+
+void StoreWriter::Impl::stop_worker() {
+  if (!worker.joinable()) return;
+  {
+    std::lock_guard<std::mutex> lock(q_mu);
+    stop = true;
+  }
+  q_cv.notify_all();
+  worker.join();
+}
+
+Status StoreWriter::Impl::flush_pending() {
+  if (npending == 0) return Status::success();
+  const std::uint64_t chunk = chunks_queued;
+  if (any_chunk && pending[0].time < prev_last_time) {
+    return make_error(db.path() + ": chunk " + std::to_string(chunk) + ": reference 0: time " +
+                      std::to_string(pending[0].time) + " is before the previous reference's time " +
+                      std::to_string(prev_last_time));
+  }
+  ChunkColumns* c = nullptr;
+  {
+    std::unique_lock<std::mutex> lock(q_mu);
+    q_cv.wait(lock, [&] { return worker_failed || !free_cols.empty(); });
+    if (worker_failed) return worker_error;
+    c = free_cols.front();
+    free_cols.pop_front();
+  }
+  Status st = c->split({pending.data(), npending});
+  if (!st) {
+    std::lock_guard<std::mutex> lock(q_mu);
+    free_cols.push_back(c);
+    return make_error(db.path() + ": chunk " + std::to_string(chunk) + ": " + st.error().message);
+  }
+  prev_last_time = pending[npending - 1].time;
+  any_chunk = true;
+  npending = 0;
+  ++chunks_queued;
+  if (!opt.background) {
+    Status cs = commit(*c);
+    std::lock_guard<std::mutex> lock(q_mu);
+    free_cols.push_back(c);
+    return cs;
+  }
+  {
+    std::lock_guard<std::mutex> lock(q_mu);
+    full_cols.push_back(c);
+    ++in_flight;
+  }
+  q_cv.notify_all();
+  return Status::success();
+}
+
+Status StoreWriter::Impl::wait_idle() {
+  std::unique_lock<std::mutex> lock(q_mu);
+  q_cv.wait(lock, [&] { return in_flight == 0; });
+  if (worker_failed) return worker_error;
+  return Status::success();
+}
+
+Status StoreWriter::Impl::in_transaction(const std::function<Status()>& body) {
+  std::lock_guard<std::mutex> lock(db_mu);
+  HMTT_TRY(db.exec("BEGIN"));
+  Status st = body();
+  if (!st) {
+    (void)db.exec("ROLLBACK");
+    return st;
+  }
+  return db.exec("COMMIT");
+}
+
+Status StoreWriter::Impl::set_meta_locked(const std::string& key, const std::string& value) {
+  sql::Stmt st;
+  HMTT_TRY(st.prepare(db, "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)"));
+  st.bind(1, key);
+  st.bind(2, value);
+  return st.run();
+}
+
+StoreWriter::StoreWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+StoreWriter::~StoreWriter() {
+  if (impl_ && !impl_->finished) (void)finish();
+}
+
+Result<std::unique_ptr<StoreWriter>> StoreWriter::create(const std::string& path, const CaptureInfo& info,
+                                                         const WriterOptions& options) {
+  if (options.chunk_refs == 0 || options.chunk_refs > kChunkMaxRefs) {
+    return make_error(path + ": chunk_refs " + std::to_string(options.chunk_refs) + " out of range 1.." +
+                      std::to_string(kChunkMaxRefs));
+  }
+  if (options.lz4_acceleration < 1) return make_error(path + ": lz4_acceleration must be at least 1");
+  if (options.page_size < 512 || options.page_size > 65536 || (options.page_size & (options.page_size - 1)) != 0) {
+    return make_error(path + ": page_size " + std::to_string(options.page_size) + " is not a power of two in 512..65536");
+  }
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec)) {
+    if (!options.overwrite) return make_error(path + ": file exists (choose another name or overwrite it)");
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::filesystem::remove(path + suffix, ec);
+  }
+  auto impl = std::make_unique<Impl>();
+  impl->opt = options;
+  // The empty store is built under a temporary name with a rollback journal and renamed into
+  // place, so a writer killed during creation leaves either no file or a complete empty store.
+  const std::string creating = path + ".creating";
+  for (const char* suffix : {"", "-journal"}) std::filesystem::remove(creating + suffix, ec);
+  {
+    sql::Db db;
+    HMTT_TRY(db.open(creating, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE));
+    HMTT_TRY(db.exec("PRAGMA page_size=" + std::to_string(options.page_size)));
+    HMTT_TRY(db.exec("BEGIN"));
+    HMTT_TRY(db.exec(kSchemaSql));
+    HMTT_TRY(db.exec("PRAGMA application_id=" + std::to_string(kApplicationId)));
+    HMTT_TRY(db.exec("PRAGMA user_version=" + std::to_string(kSchemaVersion)));
+    const std::pair<const char*, std::string> rows[] = {
+        {"format", "hmtt-store"},
+        {"schema_version", std::to_string(kSchemaVersion)},
+        {"chunk_format_version", std::to_string(kChunkVersion)},
+        {"tick_ps", std::to_string(info.tick_ps)},
+        {"source", info.source},
+        {"ddr_standard", info.ddr_standard},
+        {"address_map", info.address_map},
+        {"board_config", info.board_config},
+        {"description", info.description},
+        {"chunk_refs", std::to_string(options.chunk_refs)},
+        {"finished", "0"},
+    };
+    sql::Stmt st;
+    HMTT_TRY(st.prepare(db, "INSERT INTO meta(key, value) VALUES(?1, ?2)"));
+    for (const auto& [k, v] : rows) {
+      st.bind(1, std::string(k));
+      st.bind(2, v);
+      HMTT_TRY(st.run());
+    }
+    HMTT_TRY(db.exec("COMMIT"));
+  }
+  std::filesystem::rename(creating, path, ec);
+  if (ec) return make_error(path + ": cannot rename " + creating + " into place: " + ec.message());
+  HMTT_TRY(impl->db.open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX));
+  sql::Db& db = impl->db;
+  HMTT_TRY(db.exec("PRAGMA journal_mode=WAL"));
+  HMTT_TRY(db.exec("PRAGMA synchronous=NORMAL"));
+  // Checkpoint about every 16 MiB of WAL.
+  HMTT_TRY(db.exec("PRAGMA wal_autocheckpoint=" + std::to_string((16u << 20) / options.page_size)));
+  HMTT_TRY(impl->insert_chunk.prepare(db, "INSERT INTO chunk VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)"));
+  impl->pending.resize(options.chunk_refs);
+  const int depth = options.background ? 3 : 1;
+  for (int i = 0; i < depth; ++i) {
+    impl->pool.push_back(std::make_unique<ChunkColumns>());
+    impl->free_cols.push_back(impl->pool.back().get());
+  }
+  if (options.background) impl->worker = std::thread([p = impl.get()] { p->run_worker(); });
+  return std::unique_ptr<StoreWriter>(new StoreWriter(std::move(impl)));
+}
+
+Status StoreWriter::write(std::span<const Reference> refs) {
+  Impl& m = *impl_;
+  if (m.finished) return make_error(m.db.path() + ": write after finish");
+  const std::size_t cap = m.pending.size();
+  while (!refs.empty()) {
+    const std::size_t take = std::min(refs.size(), cap - m.npending);
+    std::memcpy(m.pending.data() + m.npending, refs.data(), take * sizeof(Reference));
+    m.npending += take;
+    refs = refs.subspan(take);
+    if (m.npending == cap) HMTT_TRY(m.flush_pending());
+  }
+  return Status::success();
+}
+
+Status StoreWriter::finish() {
+  Impl& m = *impl_;
+  if (m.finished) return Status::success();
+  m.finished = true;
+  Status st = m.flush_pending();
+  Status idle = m.wait_idle();
+  m.stop_worker();
+  HMTT_TRY(st);
+  HMTT_TRY(idle);
+  Status marked = m.in_transaction([&]() -> Status {
+    HMTT_TRY(m.set_meta_locked("finished", "1"));
+    HMTT_TRY(m.set_meta_locked("references", std::to_string(m.committed_refs.load())));
+    return m.set_meta_locked("chunks", std::to_string(m.committed_chunks.load()));
+  });
+  HMTT_TRY(marked);
+  std::lock_guard<std::mutex> lock(m.db_mu);
+  HMTT_TRY(m.db.exec("PRAGMA wal_checkpoint(TRUNCATE)"));
+  // A finished capture is one self-contained file that opens read-only anywhere.
+  return m.db.exec("PRAGMA journal_mode=DELETE");
+}
+
+std::uint64_t StoreWriter::committed_chunks() const { return impl_->committed_chunks.load(); }
+std::uint64_t StoreWriter::committed_references() const { return impl_->committed_refs.load(); }
+
+Status StoreWriter::add_events(std::span<const Event> events) {
+  return impl_->in_transaction([&]() -> Status {
+    sql::Stmt st;
+    HMTT_TRY(st.prepare(impl_->db, "INSERT INTO event(time,type,board,link,value,write,note) VALUES(?1,?2,?3,?4,?5,?6,?7)"));
+    for (const auto& e : events) {
+      st.bind_u64(1, e.time);
+      st.bind_u64(2, static_cast<std::uint64_t>(e.type));
+      st.bind_u64(3, e.board);
+      st.bind_u64(4, e.link);
+      st.bind_u64(5, e.value);
+      st.bind_u64(6, e.write ? 1 : 0);
+      st.bind(7, e.note);
+      HMTT_TRY(st.run());
+    }
+    return Status::success();
+  });
+}
+
+Status StoreWriter::add_page_map(std::span<const PageMapEntry> entries) {
+  return impl_->in_transaction([&]() -> Status {
+    sql::Stmt st;
+    HMTT_TRY(st.prepare(impl_->db, "INSERT INTO page_map VALUES(?1,?2,?3,?4,?5,?6,?7)"));
+    for (const auto& e : entries) {
+      st.bind_u64(1, e.seq);
+      st.bind_u64(2, e.time);
+      st.bind_u64(3, e.pid);
+      st.bind_u64(4, e.vpage);
+      st.bind_u64(5, e.ppage);
+      st.bind_u64(6, e.pte_addr);
+      st.bind_u64(7, e.unmap ? 1 : 0);
+      HMTT_TRY(st.run());
+    }
+    return Status::success();
+  });
+}
+
+Status StoreWriter::add_dma(std::span<const DmaEntry> entries) {
+  return impl_->in_transaction([&]() -> Status {
+    sql::Stmt st;
+    HMTT_TRY(st.prepare(impl_->db, "INSERT INTO dma VALUES(?1,?2,?3,?4,?5,?6,?7)"));
+    for (const auto& e : entries) {
+      st.bind_u64(1, e.seq);
+      st.bind_u64(2, e.time);
+      st.bind(3, e.device);
+      st.bind_u64(4, e.phys);
+      st.bind_u64(5, e.size);
+      st.bind_u64(6, e.direction);
+      st.bind_u64(7, e.unmap ? 1 : 0);
+      HMTT_TRY(st.run());
+    }
+    return Status::success();
+  });
+}
+
+Status StoreWriter::add_processes(std::span<const Process> processes) {
+  return impl_->in_transaction([&]() -> Status {
+    sql::Stmt st;
+    HMTT_TRY(st.prepare(impl_->db, "INSERT INTO process VALUES(?1,?2,?3,?4)"));
+    for (const auto& p : processes) {
+      st.bind_u64(1, p.pid);
+      st.bind(2, p.name);
+      st.bind_u64(3, p.first_time);
+      st.bind_u64(4, p.last_time);
+      HMTT_TRY(st.run());
+    }
+    return Status::success();
+  });
+}
+
+Status StoreWriter::add_reports(std::span<const Report> reports) {
+  return impl_->in_transaction([&]() -> Status {
+    sql::Stmt rep, val;
+    HMTT_TRY(rep.prepare(impl_->db, "INSERT INTO report(time,board,unit,interval) VALUES(?1,?2,?3,?4)"));
+    HMTT_TRY(val.prepare(impl_->db, "INSERT INTO report_value VALUES(?1,?2,?3)"));
+    for (const auto& r : reports) {
+      rep.bind_u64(1, r.time);
+      rep.bind_u64(2, r.board);
+      rep.bind_u64(3, r.unit);
+      rep.bind_u64(4, r.interval);
+      HMTT_TRY(rep.run());
+      const std::int64_t id = sqlite3_last_insert_rowid(impl_->db.get());
+      for (std::size_t i = 0; i < r.values.size(); ++i) {
+        val.bind(1, id);
+        val.bind_u64(2, i);
+        val.bind_u64(3, r.values[i]);
+        HMTT_TRY(val.run());
+      }
+    }
+    return Status::success();
+  });
+}
+
+Status StoreWriter::add_profile(const Profile& profile) {
+  return impl_->in_transaction([&]() -> Status {
+    sql::Stmt st;
+    HMTT_TRY(st.prepare(impl_->db, "INSERT INTO profile(method,name,format,data) VALUES(?1,?2,?3,?4)"));
+    st.bind(1, profile.method);
+    st.bind(2, profile.name);
+    st.bind(3, profile.format);
+    st.bind_blob(4, {reinterpret_cast<const std::uint8_t*>(profile.data.data()), profile.data.size()});
+    return st.run();
+  });
+}
+
+Status StoreWriter::set_link_stats(std::span<const LinkStats> links) {
+  return impl_->in_transaction([&]() -> Status {
+    sql::Stmt st;
+    HMTT_TRY(st.prepare(impl_->db, "INSERT OR REPLACE INTO link VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9)"));
+    for (const auto& l : links) {
+      st.bind_u64(1, l.board);
+      st.bind_u64(2, l.link);
+      st.bind_u64(3, l.frames);
+      st.bind_u64(4, l.records);
+      st.bind_u64(5, l.gap_frames);
+      st.bind_u64(6, l.late_frames);
+      st.bind_u64(7, l.duplicate_frames);
+      st.bind_u64(8, l.bad_frames);
+      st.bind_u64(9, l.fifo_lost_records);
+      HMTT_TRY(st.run());
+    }
+    return Status::success();
+  });
+}
+
+Status StoreWriter::set_meta(const std::string& key, const std::string& value) {
+  return impl_->in_transaction([&] { return impl_->set_meta_locked(key, value); });
+}
+
+}  // namespace hmtt::store

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Long, coverage-guided fuzzing with clang's libFuzzer (opt-in; the `fuzz` tier
+# of `make test` only replays the committed corpora plus bounded mutations).
+# Usage: scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET_REGEX]
+# New interesting inputs land in build-fuzz/corpus/<target>/; crashes in
+# build-fuzz/crashes/. Copy a crash into the target's committed corpus after fixing it.
+set -euo pipefail
+secs=${1:-60}
+filter=${2:-.}
+root=$(cd "$(dirname "$0")/.." && pwd)
+bdir=$root/build-fuzz
+"$root/scripts/deps.sh" core
+CC=clang CXX=clang++ cmake -S "$root" -B "$bdir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DHMTT_LIBFUZZER=ON -DHMTT_WERROR=OFF >/dev/null
+mkdir -p "$bdir/crashes"
+cmake --build "$bdir" -j "$(nproc)"
+ctest --test-dir "$bdir" --show-only=json-v1 -L fuzz > "$bdir/fuzz-tests.json"
+python3 - "$bdir" "$secs" "$filter" <<'PY'
+import json, os, re, shutil, subprocess, sys
+bdir, secs, flt = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+tests = json.load(open(os.path.join(bdir, "fuzz-tests.json")))["tests"]
+failed = []
+for t in tests:
+    name = t["name"]
+    if not re.search(flt, name):
+        continue
+    cmd = t["command"]
+    exe = cmd[0]
+    seeds = [c for c in cmd[1:] if not c.startswith("-")]
+    work = os.path.join(bdir, "corpus", name)
+    os.makedirs(work, exist_ok=True)
+    for s in seeds:
+        if os.path.isdir(s):
+            for f in os.listdir(s):
+                shutil.copy(os.path.join(s, f), work)
+    print(f"fuzz: {name} for {secs}s", flush=True)
+    r = subprocess.run([exe, f"-max_total_time={secs}", "-max_len=65536", "-timeout=10",
+                        f"-artifact_prefix={bdir}/crashes/{name}-", work])
+    if r.returncode != 0:
+        failed.append(name)
+print("fuzz: failed:", " ".join(failed) if failed else "none")
+sys.exit(1 if failed else 0)
+PY

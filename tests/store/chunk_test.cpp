@@ -1,0 +1,246 @@
+// The chunk codec against the worked examples of docs/store.md ("The chunk
+// BLOB") and round trips over random and edge-case runs.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <random>
+
+#include "hmtt/store/checksum.h"
+#include "hmtt/store/chunk.h"
+
+using namespace hmtt;
+using namespace hmtt::store;
+
+namespace {
+
+std::vector<Reference> decode_all(std::span<const std::uint8_t> blob) {
+  ChunkDecoder d;
+  Status st = d.load(blob);
+  REQUIRE_MESSAGE(st.ok(), (st.ok() ? "" : st.error().message));
+  std::vector<Reference> out(d.refs());
+  // Odd batch sizes exercise the running prefix sums across calls.
+  std::size_t at = 0;
+  std::size_t batch = 1;
+  while (at < out.size()) {
+    std::size_t n = d.next(std::span<Reference>(out).subspan(at, std::min(batch, out.size() - at)));
+    REQUIRE(n > 0);
+    at += n;
+    batch = batch * 3 + 1;
+  }
+  CHECK(d.next(std::span<Reference>(out)) == 0);
+  return out;
+}
+
+std::vector<std::uint8_t> encode(const std::vector<Reference>& refs, int accel = 1) {
+  std::vector<std::uint8_t> blob;
+  Status st = encode_chunk(refs, blob, accel);
+  REQUIRE_MESSAGE(st.ok(), (st.ok() ? "" : st.error().message));
+  return blob;
+}
+
+}  // namespace
+
+TEST_CASE("xxh64 matches the reference implementation (docs/store.md test vectors)") {
+  // Cross-checked against libxxhash 0.8.1's XXH64(seed 0); input byte i = (7*i + 1) mod 256.
+  const std::pair<std::size_t, std::uint64_t> vectors[] = {
+      {0, 0xef46db3751d8e999ULL},  {1, 0x8a4127811b21e730ULL},  {3, 0xb6e6c910c2fd373aULL},
+      {4, 0x22eda2cf6af4c124ULL},  {8, 0xc6f1803a5e0b3222ULL},  {31, 0x6ab1c40e29f50073ULL},
+      {32, 0x5a0756fbe9ecd3d1ULL}, {33, 0xdc50cdc37bb9c183ULL}, {100, 0xd248bfc5208b0b16ULL},
+  };
+  for (auto [n, want] : vectors) {
+    std::vector<std::uint8_t> b(n);
+    for (std::size_t i = 0; i < n; ++i) b[i] = static_cast<std::uint8_t>(7 * i + 1);
+    CHECK(xxh64(b) == want);
+  }
+}
+
+TEST_CASE("worked example 1: three references, byte for byte") {
+  const std::vector<Reference> refs = {
+      {100, 0x1000, 64, Kind::Read, Origin::Unknown, 0},
+      {105, 0x1040, 64, Kind::Read, Origin::Unknown, 0},
+      {107, 0x2000, 64, Kind::Write, Origin::Unknown, 0},
+  };
+  const std::vector<std::uint8_t> want = {
+      // header: magic, version 2, 5 columns, 3 references, 3 planes, t_first 100, a_first 0x1000
+      0x48, 0x4d, 0x54, 0x43, 0x02, 0x00, 0x05, 0x00, 0x03, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00,
+      0x64, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+      // column table: time (base 2, width 1), residuals (1 residual, 1 plane, shift 12),
+      // kind/origin/predictor (0, 1), size (64, 0), source (0, 0)
+      0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+      0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+      0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+      0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+      0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+      // plane table (raw size, stored size, encoding): time 3/3 raw, residuals 1/1 raw, kind 3/3 raw
+      0x03, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+      0x01, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+      0x03, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+      // planes: time deltas minus base, the varint zigzag(0x1000 >> 12) = 2, kind/origin/predictor bytes
+      0x00, 0x03, 0x00, 0x02, 0x00, 0x20, 0x31,
+      // XXH64 trailer 0xec76872e3080623a
+      0x3a, 0x62, 0x80, 0x30, 0x2e, 0x87, 0x76, 0xec,
+  };
+  CHECK(encode(refs) == want);
+  CHECK(decode_all(want) == refs);
+}
+
+TEST_CASE("worked example 2: a sequential read stream is one LZ4 plane") {
+  // 4096 reads of consecutive 64-byte lines, one tick apart, from cpu 1.
+  std::vector<Reference> refs;
+  for (std::uint64_t i = 0; i < 4096; ++i) refs.push_back({1000 + i, 0x40000000 + 64 * i, 64, Kind::Read, Origin::Cpu, 1});
+  auto blob = encode(refs);
+  // Header and tables to the byte; the LZ4 bytes themselves depend on the liblz4 version.
+  const std::vector<std::uint8_t> tables = {
+      0x48, 0x4d, 0x54, 0x43, 0x02, 0x00, 0x05, 0x00, 0x00, 0x10, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
+      0xe8, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00,
+      0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+      0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+      0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+      0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+      0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+      0x00, 0x10, 0x00, 0x00,  // raw size 4096
+  };
+  REQUIRE(blob.size() > tables.size() + 4 + 4 + 8);
+  CHECK(std::vector<std::uint8_t>(blob.begin(), blob.begin() + static_cast<std::ptrdiff_t>(tables.size())) == tables);
+  std::uint32_t stored = 0;
+  std::memcpy(&stored, blob.data() + 116, 4);
+  CHECK(blob[120] == 1);  // LZ4
+  CHECK(stored < 64);     // 4096 bytes 04 24 04 04 ... fold into a few dozen
+  CHECK(blob.size() == 124 + stored + 8);
+  CHECK(decode_all(blob) == refs);
+
+  // Every 16th reference is a write to a second stream: the writes predict by stride too.
+  for (std::size_t i = 0; i < refs.size(); i += 16) {
+    refs[i].kind = Kind::Write;
+    refs[i].address = 0x80000000 + 64 * i;
+  }
+  blob = encode(refs);
+  CHECK(blob.size() < 400);
+  CHECK(decode_all(blob) == refs);
+}
+
+TEST_CASE("the address model: a lackey-like loop predicts every address after the first pass") {
+  // for (i = 0; i < 1000; ++i) b[i] = a[i] + x: four instructions, a strided load, a stack load, a store.
+  std::vector<Reference> refs;
+  std::uint64_t t = 0;
+  for (std::uint64_t i = 0; i < 1000; ++i) {
+    refs.push_back({t++, 0x401000, 3, Kind::IFetch, Origin::Unknown, 0});
+    refs.push_back({t++, 0x600000 + 8 * i, 8, Kind::Read, Origin::Unknown, 0});
+    refs.push_back({t++, 0x401003, 4, Kind::IFetch, Origin::Unknown, 0});
+    refs.push_back({t++, 0x7ffff000, 8, Kind::Read, Origin::Unknown, 0});
+    refs.push_back({t++, 0x401007, 3, Kind::IFetch, Origin::Unknown, 0});
+    refs.push_back({t++, 0x700000 + 8 * i, 8, Kind::Write, Origin::Unknown, 0});
+    refs.push_back({t++, 0x40100a, 2, Kind::IFetch, Origin::Unknown, 0});
+  }
+  ChunkColumns cols;
+  REQUIRE(cols.split(refs).ok());
+  CHECK(cols.base(1) <= 12);  // residuals: only while the first two iterations train the model
+  auto blob = encode(refs);
+  CHECK(blob.size() < 7000 / 8);  // under a bit per reference
+  CHECK(decode_all(blob) == refs);
+}
+
+TEST_CASE("round trip: random runs, every field, every width") {
+  std::mt19937_64 rng(42);
+  for (int trial = 0; trial < 200; ++trial) {
+    const std::size_t n = 1 + rng() % (trial < 100 ? 50 : 20000);
+    std::vector<Reference> refs(n);
+    std::uint64_t t = rng() >> (rng() % 64);
+    const int tbits = static_cast<int>(rng() % 65);
+    const int abits = static_cast<int>(rng() % 65);
+    for (auto& r : refs) {
+      const std::uint64_t dt = tbits == 0 ? 0 : (rng() >> (64 - tbits));
+      t = (t + dt < t) ? t : t + dt;  // saturate instead of wrapping: time never decreases
+      r.time = t;
+      r.address = abits == 0 ? 0x1234 : (rng() >> (64 - abits));
+      if (trial % 7 == 0) r.address &= ~std::uint64_t{63};  // line-aligned: residuals share 6+ zero bits
+      r.size = trial % 3 == 0 ? static_cast<std::uint32_t>(rng()) : 64;
+      r.kind = static_cast<Kind>(rng() % 4);
+      r.origin = static_cast<Origin>(rng() % 4);
+      r.source = trial % 5 == 0 ? static_cast<std::uint16_t>(rng()) : 0;
+    }
+    auto blob = encode(refs, 1 + trial % 4);
+    CHECK(decode_all(blob) == refs);
+    if (trial % 7 == 0 && abits > 8 && n > 20) CHECK(blob[32 + 16 + 9] >= 6);  // column 1's residual shift
+  }
+}
+
+TEST_CASE("encoder rejects what it cannot store") {
+  std::vector<std::uint8_t> blob;
+  CHECK_FALSE(encode_chunk({}, blob).ok());
+  std::vector<Reference> back = {{10, 0, 0, Kind::Read, Origin::Unknown, 0}, {9, 0, 0, Kind::Read, Origin::Unknown, 0}};
+  Status st = encode_chunk(back, blob);
+  REQUIRE_FALSE(st.ok());
+  CHECK(st.error().message.find("reference 1: time 9 is before") != std::string::npos);
+  std::vector<Reference> bad_kind = {{10, 0, 0, static_cast<Kind>(9), Origin::Unknown, 0}};
+  CHECK_FALSE(encode_chunk(bad_kind, blob).ok());
+}
+
+TEST_CASE("decoder names what is wrong in a damaged BLOB") {
+  std::vector<Reference> refs;
+  for (std::uint64_t i = 0; i < 1000; ++i) refs.push_back({i * 3, (i * 7919) % 100000 * 64, 64, Kind::Read, Origin::Unknown, 0});
+  const auto good = encode(refs);
+  auto message = [](std::vector<std::uint8_t> b) {
+    ChunkDecoder d;
+    Status st = d.load(b);
+    return st.ok() ? std::string("ok") : st.error().message;
+  };
+  auto refresh = [](std::vector<std::uint8_t>& b) {  // recompute the trailer after an edit
+    std::uint64_t h = xxh64({b.data(), b.size() - 8});
+    std::memcpy(b.data() + b.size() - 8, &h, 8);
+  };
+  CHECK(message(good) == "ok");
+  CHECK(message({good.begin(), good.begin() + 50}).find("shorter than the minimum") != std::string::npos);
+  auto b = good;
+  b[0] = 'X';
+  CHECK(message(b).find("magic") != std::string::npos);
+  b = good;
+  b[200] ^= 1;
+  CHECK(message(b).find("checksum mismatch") != std::string::npos);
+  b = good;
+  b.pop_back();
+  CHECK(message(b).find("checksum mismatch") != std::string::npos);
+  b = good;
+  b[4] = 3;
+  refresh(b);
+  CHECK(message(b).find("version 3") != std::string::npos);
+  b = good;
+  b[32 + 8] = 9;  // time width 9
+  refresh(b);
+  CHECK(message(b).find("width 9") != std::string::npos);
+  b = good;
+  b[4] = 1;  // the never-released version 1
+  refresh(b);
+  CHECK(message(b).find("version 1, this reader knows 2") != std::string::npos);
+  b = good;
+  b[12] += 1;  // plane count
+  refresh(b);
+  CHECK(message(b).find("plane count") != std::string::npos);
+  b = good;
+  b[8] = 0, b[9] = 0, b[10] = 0, b[11] = 0;  // zero references
+  refresh(b);
+  CHECK(message(b).find("reference count 0") != std::string::npos);
+}
+
+TEST_CASE("residual varints: the 10-byte case and the shift (docs/store.md varint table)") {
+  // Read at 0, then at 2^63 + 1: the difference is odd (shift 0) and zigzags to 2^64 - 3, a 10-byte varint.
+  std::vector<Reference> refs = {{0, 0, 8, Kind::Read, Origin::Unknown, 0},
+                                 {1, (std::uint64_t{1} << 63) + 1, 8, Kind::Read, Origin::Unknown, 0}};
+  auto blob = encode(refs);
+  CHECK(blob[32 + 16] == 1);      // one residual
+  CHECK(blob[32 + 16 + 9] == 0);  // shift 0
+  // Planes: time (width 0: deltas all equal after row 0), residual stream, kind byte (width 1: 0x00, 0x30).
+  std::uint32_t raw = 0;
+  std::memcpy(&raw, blob.data() + 112, 4);
+  CHECK(raw == 10);
+  const std::vector<std::uint8_t> stream(blob.begin() + 112 + 24, blob.begin() + 112 + 24 + 10);
+  CHECK(stream == std::vector<std::uint8_t>{0xfd, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01});
+  CHECK(decode_all(blob) == refs);
+  // Line-aligned differences share 6 zero bits (more here: 0x1000 apart), dropped by the shift.
+  refs = {{0, 0x10000, 64, Kind::Read, Origin::Unknown, 0}, {1, 0x7000, 64, Kind::Write, Origin::Unknown, 0},
+          {2, 0x30000, 64, Kind::Read, Origin::Unknown, 0}};
+  blob = encode(refs);
+  CHECK(blob[32 + 16] == 2);
+  CHECK(blob[32 + 16 + 9] == 12);  // -0x9000 and 0x20000 share 12 trailing zero bits
+  CHECK(decode_all(blob) == refs);
+}

@@ -1,0 +1,343 @@
+// The store end to end: write a capture, read it back whole and filtered,
+// side tables, views from SQL, and damaged or foreign files.
+#include "store_test.h"
+
+#include <sqlite3.h>
+
+#include <fstream>
+#include <random>
+
+#include "hmtt/store/store.h"
+#include "hmtt/stream.h"
+
+using namespace hmtt;
+using namespace hmtt::store;
+using hmtt::store::test::synthetic_reference;
+using hmtt::store::test::TempDir;
+
+namespace {
+
+std::vector<Reference> make_trace(std::uint64_t n) {
+  std::vector<Reference> v(n);
+  for (std::uint64_t i = 0; i < n; ++i) v[i] = synthetic_reference(i);
+  return v;
+}
+
+void write_store(const std::string& path, const std::vector<Reference>& refs, WriterOptions opt = {}) {
+  CaptureInfo info;
+  info.tick_ps = 5000;
+  info.source = "test";
+  info.ddr_standard = "DDR2-400";
+  auto w = StoreWriter::create(path, info, opt);
+  REQUIRE_MESSAGE(w.ok(), (w.ok() ? "" : w.error().message));
+  // Uneven batches cross chunk boundaries.
+  std::size_t at = 0, batch = 1;
+  while (at < refs.size()) {
+    std::size_t n = std::min(batch, refs.size() - at);
+    Status st = (*w)->write(std::span<const Reference>(refs).subspan(at, n));
+    REQUIRE_MESSAGE(st.ok(), (st.ok() ? "" : st.error().message));
+    at += n;
+    batch = batch * 2 + 3;
+  }
+  Status st = (*w)->finish();
+  REQUIRE_MESSAGE(st.ok(), (st.ok() ? "" : st.error().message));
+  CHECK((*w)->committed_references() == refs.size());
+}
+
+std::unique_ptr<StoreReader> open_store(const std::string& path) {
+  auto r = StoreReader::open(path);
+  REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
+  return std::move(*r);
+}
+
+std::vector<Reference> read_all(const StoreReader& r, const Filter& f = {}) {
+  auto src = r.references(f);
+  REQUIRE_MESSAGE(src.ok(), (src.ok() ? "" : src.error().message));
+  auto all = collect(**src);
+  REQUIRE_MESSAGE(all.ok(), (all.ok() ? "" : all.error().message));
+  return std::move(*all);
+}
+
+std::string read_error(const StoreReader& r, const Filter& f = {}) {
+  auto src = r.references(f);
+  if (!src) return src.error().message;
+  auto all = collect(**src);
+  return all.ok() ? std::string("ok") : all.error().message;
+}
+
+// Runs SQL on a store file (the way a user of the sqlite3 shell would) and returns the first column of each row.
+std::vector<std::string> sql(const std::string& path, const std::string& query) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  std::vector<std::string> rows;
+  sqlite3_stmt* st = nullptr;
+  int rc = sqlite3_prepare_v2(db, query.c_str(), -1, &st, nullptr);
+  REQUIRE_MESSAGE(rc == SQLITE_OK, sqlite3_errmsg(db));
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    const auto* t = sqlite3_column_text(st, 0);
+    rows.emplace_back(t ? reinterpret_cast<const char*>(t) : "NULL");
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return rows;
+}
+
+}  // namespace
+
+TEST_CASE("write then read back every reference, in order") {
+  TempDir dir;
+  const auto path = dir.file("a.hmtt");
+  const auto refs = make_trace(100000);
+  for (bool background : {true, false}) {
+    WriterOptions opt;
+    opt.chunk_refs = 4096;
+    opt.background = background;
+    opt.overwrite = true;
+    write_store(path, refs, opt);
+    auto r = open_store(path);
+    CHECK(r->info().tick_ps == 5000);
+    CHECK(r->info().ddr_standard == "DDR2-400");
+    CHECK(read_all(*r) == refs);
+    auto s = r->summary();
+    REQUIRE(s.ok());
+    CHECK(s->references == 100000);
+    CHECK(s->chunks == (100000 + 4095) / 4096);
+    CHECK(s->by_kind[0] == 50000);
+    CHECK(s->by_kind[1] == 25000);
+    CHECK(s->by_kind[2] == 25000);
+    CHECK(s->first_time == refs.front().time);
+    CHECK(s->last_time == refs.back().time);
+    CHECK(*r->meta("finished") == "1");
+    CHECK(*r->meta("references") == "100000");
+  }
+  // A finished store is one file: no -wal left beside it.
+  CHECK_FALSE(std::filesystem::exists(path + "-wal"));
+  CHECK(looks_like_store(path));
+}
+
+TEST_CASE("filters by time window, address range and kind match a brute-force filter") {
+  TempDir dir;
+  const auto path = dir.file("f.hmtt");
+  const auto refs = make_trace(60000);
+  WriterOptions opt;
+  opt.chunk_refs = 1000;
+  write_store(path, refs, opt);
+  auto r = open_store(path);
+  std::mt19937_64 rng(7);
+  for (int trial = 0; trial < 40; ++trial) {
+    Filter f;
+    const std::uint64_t tmax = refs.back().time + 10;
+    f.time_begin = rng() % tmax;
+    f.time_end = trial % 4 == 0 ? UINT64_MAX : f.time_begin + rng() % (tmax / 3);
+    if (trial % 3 == 0) {
+      f.addr_begin = 0x10000000 + rng() % 0x100000;
+      f.addr_end = f.addr_begin + rng() % 0x20000000;
+    }
+    f.kind_mask = trial % 5 == 0 ? 0xF : static_cast<unsigned>(1 + rng() % 15);
+    std::vector<Reference> want;
+    for (const auto& x : refs) {
+      if (x.time >= f.time_begin && x.time < f.time_end && x.address >= f.addr_begin && x.address < f.addr_end &&
+          ((f.kind_mask >> static_cast<unsigned>(x.kind)) & 1)) {
+        want.push_back(x);
+      }
+    }
+    CHECK(read_all(*r, f) == want);
+  }
+  Filter empty;
+  empty.time_begin = 50;
+  empty.time_end = 50;
+  CHECK(read_all(*r, empty).empty());
+}
+
+TEST_CASE("side tables round-trip and read from the plain SQL views") {
+  TempDir dir;
+  const auto path = dir.file("s.hmtt");
+  CaptureInfo info;
+  info.source = "sim";
+  auto w = StoreWriter::create(path, info);
+  REQUIRE(w.ok());
+  StoreWriter& sw = **w;
+  std::vector<Event> events = {{10, EventType::ConfigSpace, 0, 0, 0x40, true, ""},
+                               {20, EventType::FifoLoss, 0, 1, 17, false, ""},
+                               {30, EventType::Tag, 0, 0, 5, false, "phase 2"}};
+  REQUIRE(sw.add_events(events).ok());
+  std::vector<LinkStats> links = {{0, 0, 100, 3000, 2, 1, 0, 0, 17}, {0, 1, 98, 2900, 0, 0, 1, 0, 0}};
+  REQUIRE(sw.set_link_stats(links).ok());
+  links[1].frames = 99;
+  REQUIRE(sw.set_link_stats(std::span<const LinkStats>(links).subspan(1)).ok());  // replaces link 1
+  std::vector<PageMapEntry> pm = {{1, 5, 42, 0x7f000, 0x1234, 0xabc000, false}, {2, 9, 42, 0x7f000, 0x1234, 0xabc000, true}};
+  REQUIRE(sw.add_page_map(pm).ok());
+  std::vector<DmaEntry> dma = {{1, 7, "eth0", 0x9000000, 1536, 2, false}};
+  REQUIRE(sw.add_dma(dma).ok());
+  std::vector<Process> procs = {{42, "gzip", 5, 900}};
+  REQUIRE(sw.add_processes(procs).ok());
+  std::vector<Report> reports = {{100, 0, 3, 1000, {1, 2, 3}}, {200, 0, 4, 1000, {}}};
+  REQUIRE(sw.add_reports(reports).ok());
+  REQUIRE(sw.add_profile({"psnap", "gzip", "json", "{\"a\":1}"}).ok());
+  REQUIRE(sw.set_meta("note", "hello").ok());
+  std::vector<Reference> refs = {{10, 0x40, 64, Kind::Read, Origin::Unknown, 0}, {25, 0x80, 64, Kind::Write, Origin::Unknown, 0}};
+  REQUIRE(sw.write(refs).ok());
+  REQUIRE(sw.finish().ok());
+
+  auto r = open_store(path);
+  auto ev = r->events();
+  REQUIRE(ev.ok());
+  REQUIRE(ev->size() == 3);
+  CHECK((*ev)[1].type == EventType::FifoLoss);
+  CHECK((*ev)[1].value == 17);
+  CHECK((*ev)[0].write);
+  CHECK((*ev)[2].note == "phase 2");
+  auto ls = r->links();
+  REQUIRE(ls.ok());
+  REQUIRE(ls->size() == 2);
+  CHECK((*ls)[1].frames == 99);
+  CHECK((*ls)[0].fifo_lost_records == 17);
+  auto p = r->page_map();
+  REQUIRE(p.ok());
+  REQUIRE(p->size() == 2);
+  CHECK((*p)[1].unmap);
+  CHECK((*p)[0].pte_addr == 0xabc000);
+  auto d = r->dma();
+  REQUIRE(d.ok());
+  REQUIRE(d->size() == 1);
+  CHECK((*d)[0].device == "eth0");
+  CHECK((*d)[0].direction == 2);
+  auto pr = r->processes();
+  REQUIRE(pr.ok());
+  CHECK((*pr)[0].name == "gzip");
+  auto rep = r->reports();
+  REQUIRE(rep.ok());
+  REQUIRE(rep->size() == 2);
+  CHECK((*rep)[0].values == std::vector<std::uint64_t>{1, 2, 3});
+  CHECK((*rep)[1].values.empty());
+  auto prof = r->profiles();
+  REQUIRE(prof.ok());
+  CHECK((*prof)[0].data == "{\"a\":1}");
+  CHECK(*r->meta("note") == "hello");
+  CHECK_FALSE(r->meta("absent").ok());
+  auto s = r->summary();
+  REQUIRE(s.ok());
+  CHECK(s->events == 3);
+
+  // The views, as a sqlite3 shell user sees them.
+  CHECK(sql(path, "SELECT type || ':' || value FROM v_events") ==
+        std::vector<std::string>{"config-space:64", "fifo-loss:17", "tag:5"});
+  CHECK(sql(path, "SELECT type || '=' || events FROM v_event_counts") ==
+        std::vector<std::string>{"config-space=1", "fifo-loss=1", "tag=1"});
+  CHECK(sql(path, "SELECT link || ':' || frames || ':' || fifo_lost_records FROM v_links") ==
+        std::vector<std::string>{"0:100:17", "1:99:0"});
+  CHECK(sql(path, "SELECT refs || ' ' || a_min || ' ' || a_max || ' ' || n_read || ' ' || n_write FROM v_chunks") ==
+        std::vector<std::string>{"2 0x40 0x80 1 1"});
+  CHECK(sql(path, "SELECT vpage || ' ' || action FROM v_page_map") == std::vector<std::string>{"0x7f000 map", "0x7f000 unmap"});
+  CHECK(sql(path, "SELECT device || ' ' || phys || ' ' || direction FROM v_dma") ==
+        std::vector<std::string>{"eth0 0x9000000 from-device"});
+  CHECK(sql(path, "SELECT unit || ':' || n_values || ':' || ifnull(\"values\", '') FROM v_reports") ==
+        std::vector<std::string>{"3:3:1 2 3", "4:0:"});
+  CHECK(sql(path, "SELECT refs || ' ' || t_first || ' ' || t_last FROM v_summary") == std::vector<std::string>{"2 10 25"});
+  CHECK(sql(path, "SELECT method || ' ' || bytes FROM v_profiles") == std::vector<std::string>{"psnap 7"});
+  CHECK(sql(path, "PRAGMA user_version") == std::vector<std::string>{"1"});
+}
+
+TEST_CASE("writer errors: time order, existing file, bad options") {
+  TempDir dir;
+  const auto path = dir.file("e.hmtt");
+  {
+    WriterOptions opt;
+    opt.chunk_refs = 4;
+    auto w = StoreWriter::create(path, {}, opt);
+    REQUIRE(w.ok());
+    std::vector<Reference> refs = {{5, 0, 0, Kind::Read, Origin::Unknown, 0}, {6, 0, 0, Kind::Read, Origin::Unknown, 0},
+                                   {7, 0, 0, Kind::Read, Origin::Unknown, 0}, {8, 0, 0, Kind::Read, Origin::Unknown, 0},
+                                   {3, 0, 0, Kind::Read, Origin::Unknown, 0}};
+    REQUIRE((*w)->write(refs).ok());
+    Status st = (*w)->finish();
+    REQUIRE_FALSE(st.ok());
+    CHECK(st.error().message.find("chunk 1: reference 0: time 3 is before the previous reference's time 8") !=
+          std::string::npos);
+    CHECK(st.error().message.find(path) != std::string::npos);
+  }
+  auto again = StoreWriter::create(path, {});
+  REQUIRE_FALSE(again.ok());
+  CHECK(again.error().message.find("exists") != std::string::npos);
+  WriterOptions zero;
+  zero.chunk_refs = 0;
+  CHECK_FALSE(StoreWriter::create(dir.file("z.hmtt"), {}, zero).ok());
+}
+
+TEST_CASE("damaged and foreign files give an error naming the file and what is wrong") {
+  TempDir dir;
+  const auto path = dir.file("d.hmtt");
+  const auto refs = make_trace(20000);
+  WriterOptions opt;
+  opt.chunk_refs = 2000;
+  write_store(path, refs, opt);
+
+  SUBCASE("a flipped byte inside chunk 3's BLOB") {
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(db, "UPDATE chunk SET data = substr(data, 1, 150) || x'ff' || substr(data, 152) WHERE id = 3",
+                         nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(db);
+    auto r = open_store(path);
+    std::string msg = read_error(*r);
+    CHECK(msg.find(path + ": chunk 3: ") != std::string::npos);
+    CHECK(msg.find("checksum mismatch") != std::string::npos);
+    // Chunk skipping: a window that ends before chunk 3 never touches it.
+    Filter early;
+    early.time_end = refs[5000].time;
+    CHECK(read_error(*r, early) == "ok");
+    Filter late;
+    late.time_begin = refs[10000].time;
+    CHECK(read_error(*r, late) == "ok");
+  }
+  SUBCASE("an index row that disagrees with its BLOB") {
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(db, "UPDATE chunk SET t_last = t_last + 1 WHERE id = 2", nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(db);
+    auto r = open_store(path);
+    std::string msg = read_error(*r);
+    CHECK(msg.find("chunk 2: decoded last time") != std::string::npos);
+  }
+  SUBCASE("a schema version this reader does not know") {
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(db, "PRAGMA user_version = 7", nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(db);
+    auto r = StoreReader::open(path);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().message == path + ": store schema version 7, this hmtt reads version 1");
+  }
+  SUBCASE("a truncated file") {
+    const auto cut = dir.file("cut.hmtt");
+    std::ifstream in(path, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (std::size_t keep : {std::size_t{0}, std::size_t{50}, std::size_t{4096}, bytes.size() / 2, bytes.size() - 100}) {
+      std::ofstream(cut, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(keep));
+      auto r = StoreReader::open(cut);
+      std::string msg = r.ok() ? read_error(**r) : r.error().message;
+      INFO("kept " << keep << " bytes: " << msg);
+      CHECK(msg != "ok");
+      CHECK(msg.find(cut) != std::string::npos);
+    }
+  }
+  SUBCASE("a file that is not a store") {
+    const auto text = dir.file("t.txt");
+    std::ofstream(text) << "hello\n";
+    auto r = StoreReader::open(text);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().message == text + ": not an hmtt store (no SQLite header at offset 0)");
+    CHECK_FALSE(looks_like_store(text));
+    sqlite3* db = nullptr;
+    const auto other = dir.file("other.db");
+    REQUIRE(sqlite3_open(other.c_str(), &db) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(db, "CREATE TABLE x(a)", nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(db);
+    auto o = StoreReader::open(other);
+    REQUIRE_FALSE(o.ok());
+    CHECK(o.error().message.find("not an hmtt store (application_id 0") != std::string::npos);
+    auto missing = StoreReader::open(dir.file("missing.hmtt"));
+    REQUIRE_FALSE(missing.ok());
+    CHECK(missing.error().message.find("no such file") != std::string::npos);
+  }
+}
