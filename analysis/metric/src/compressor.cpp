@@ -218,8 +218,8 @@ std::uint64_t TraceCompressor::state_bytes() const {
   // keys: the table, the hash map (node + bucket) and one fold stack each
   b += keys_.capacity() * sizeof(EventKey) + key_ids_.size() * (sizeof(EventKey) + 4 + 16) +
        key_ids_.bucket_count() * sizeof(void*);
-  for (const auto& stack : folds_)
-    for (const auto& g : stack) b += sizeof(FoldGroup) + g.first.levels.capacity() * sizeof(Step);
+  // a fold group holds one descriptor of at most kMaxDepth levels
+  for (const auto& stack : folds_) b += stack.size() * (sizeof(FoldGroup) + kMaxDepth * sizeof(Step));
   return b;
 }
 
