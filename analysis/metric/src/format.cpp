@@ -140,34 +140,42 @@ Status TraceWriter::key(std::uint32_t id, const EventKey& k) {
   buf_.push_back(static_cast<std::uint8_t>(k.origin));
   put_varint(buf_, k.source);
   put_varint(buf_, k.size);
+  if (id != ctx_.iad_addr.size()) return make_error("metric writer: KEY " + std::to_string(id) + " out of order");
+  ctx_.add_key();
   return maybe_flush();
 }
 
 Status TraceWriter::iad(const Iad& e) {
+  if (e.key >= ctx_.iad_addr.size()) return make_error("metric writer: IAD names undefined key " + std::to_string(e.key));
   buf_.push_back(static_cast<std::uint8_t>(RecordTag::Iad));
-  put_varint(buf_, e.seq - prev_iad_seq_plus1_);
+  put_varint(buf_, e.seq - ctx_.iad_next_seq);
   put_varint(buf_, e.key);
-  put_varint(buf_, zigzag(e.addr - prev_iad_addr_));
-  put_varint(buf_, zigzag(e.time - prev_iad_time_));
-  prev_iad_seq_plus1_ = e.seq + 1;
-  prev_iad_addr_ = e.addr;
-  prev_iad_time_ = e.time;
+  put_varint(buf_, zigzag(e.addr - ctx_.iad_addr[e.key]));
+  put_varint(buf_, zigzag(e.time - (ctx_.iad_time + (e.seq - ctx_.iad_seq))));
+  ctx_.iad_next_seq = e.seq + 1;
+  ctx_.iad_seq = e.seq;
+  ctx_.iad_time = e.time;
+  ctx_.iad_addr[e.key] = e.addr;
   return maybe_flush();
 }
 
 Status TraceWriter::descriptor(const Descriptor& d) {
+  if (d.key >= ctx_.desc_addr.size()) return make_error("metric writer: DESC names undefined key " + std::to_string(d.key));
   buf_.push_back(static_cast<std::uint8_t>(RecordTag::Desc));
   put_varint(buf_, d.key);
   put_varint(buf_, d.levels.size());
-  put_varint(buf_, d.start_seq);
-  put_varint(buf_, d.start_addr);
-  put_varint(buf_, d.start_time);
+  put_varint(buf_, zigzag(d.start_seq - ctx_.desc_seq));
+  put_varint(buf_, zigzag(d.start_addr - ctx_.desc_addr[d.key]));
+  put_varint(buf_, zigzag(d.start_time - (ctx_.desc_time + (d.start_seq - ctx_.desc_seq))));
   for (const auto& l : d.levels) {
     put_varint(buf_, l.count);
     put_varint(buf_, zigzag(l.addr));
     put_varint(buf_, l.seq);
     put_varint(buf_, zigzag(l.time));
   }
+  ctx_.desc_seq = d.start_seq;
+  ctx_.desc_time = d.start_time;
+  ctx_.desc_addr[d.key] = d.start_addr;
   return maybe_flush();
 }
 
@@ -265,37 +273,47 @@ Result<Record> RecordCursor::next() {
       if (!varint(v)) return need("size");
       if (v > UINT32_MAX) return fail(at, "KEY: size " + std::to_string(v) + " exceeds 32 bits");
       r.key.size = static_cast<std::uint32_t>(v);
+      if (r.id != ctx_.iad_addr.size())
+        return fail(at, "KEY: id " + std::to_string(r.id) + " out of order (expected " +
+                            std::to_string(ctx_.iad_addr.size()) + ")");
+      ctx_.add_key();
       return Record{r};
     }
     case RecordTag::Iad: {
       Iad e{};
       if (!varint(v)) return need("seq_gap");
-      if (v > UINT64_MAX - prev_iad_seq_plus1_ || prev_iad_seq_plus1_ + v == UINT64_MAX)
-        return fail(at, "IAD: sequence id overflows 64 bits");
-      e.seq = prev_iad_seq_plus1_ + v;
+      if (v >= UINT64_MAX - ctx_.iad_next_seq) return fail(at, "IAD: sequence id overflows 64 bits");
+      e.seq = ctx_.iad_next_seq + v;
       if (!varint(v)) return need("key");
-      if (v > UINT32_MAX) return fail(at, "IAD: key exceeds 32 bits");
+      if (v >= ctx_.iad_addr.size()) return fail(at, "IAD: key " + std::to_string(v) + " is not defined");
       e.key = static_cast<std::uint32_t>(v);
       if (!varint(v)) return need("addr_delta");
-      e.addr = prev_iad_addr_ + unzigzag(v);
+      e.addr = ctx_.iad_addr[e.key] + unzigzag(v);
       if (!varint(v)) return need("time_delta");
-      e.time = prev_iad_time_ + unzigzag(v);
-      prev_iad_seq_plus1_ = e.seq + 1;
-      prev_iad_addr_ = e.addr;
-      prev_iad_time_ = e.time;
+      e.time = ctx_.iad_time + (e.seq - ctx_.iad_seq) + unzigzag(v);
+      ctx_.iad_next_seq = e.seq + 1;
+      ctx_.iad_seq = e.seq;
+      ctx_.iad_time = e.time;
+      ctx_.iad_addr[e.key] = e.addr;
       return Record{e};
     }
     case RecordTag::Desc: {
       Descriptor d;
       if (!varint(v)) return need("key");
-      if (v > UINT32_MAX) return fail(at, "DESC: key exceeds 32 bits");
+      if (v >= ctx_.desc_addr.size()) return fail(at, "DESC: key " + std::to_string(v) + " is not defined");
       d.key = static_cast<std::uint32_t>(v);
       if (!varint(v)) return need("depth");
       if (v < 1 || v > kMaxDepth) return fail(at, "DESC: depth " + std::to_string(v) + " is not 1..16");
       const std::size_t depth = static_cast<std::size_t>(v);
-      if (!varint(d.start_seq)) return need("start_seq");
-      if (!varint(d.start_addr)) return need("start_addr");
-      if (!varint(d.start_time)) return need("start_time");
+      if (!varint(v)) return need("seq_delta");
+      d.start_seq = ctx_.desc_seq + unzigzag(v);
+      if (!varint(v)) return need("addr_delta");
+      d.start_addr = ctx_.desc_addr[d.key] + unzigzag(v);
+      if (!varint(v)) return need("time_delta");
+      d.start_time = ctx_.desc_time + (d.start_seq - ctx_.desc_seq) + unzigzag(v);
+      ctx_.desc_seq = d.start_seq;
+      ctx_.desc_time = d.start_time;
+      ctx_.desc_addr[d.key] = d.start_addr;
       std::uint64_t span = 0;
       for (std::size_t l = 0; l < depth; ++l) {
         Step s;
@@ -361,6 +379,7 @@ Result<CompressedTrace> CompressedTrace::parse(std::vector<std::uint8_t> bytes, 
   RecordCursor cur(s, t.name_);
   bool ended = false;
   std::uint64_t desc_events = 0;
+  std::uint64_t last_iad_seq = 0;
   while (!cur.at_end()) {
     const std::size_t off = cur.offset();
     if (ended) return at(off, "bytes after the END record");
@@ -371,16 +390,13 @@ Result<CompressedTrace> CompressedTrace::parse(std::vector<std::uint8_t> bytes, 
         return at(off, "POINT: id " + std::to_string(p->id) + " out of order (expected " + std::to_string(t.points_.size()) + ")");
       t.points_.push_back(std::move(p->point));
     } else if (auto* k = std::get_if<KeyRecord>(&*rec)) {
-      if (k->id != t.keys_.size())
-        return at(off, "KEY: id " + std::to_string(k->id) + " out of order (expected " + std::to_string(t.keys_.size()) + ")");
       if (k->key.point >= t.points_.size())
         return at(off, "KEY: point " + std::to_string(k->key.point) + " is not defined");
       t.keys_.push_back(k->key);
     } else if (auto* e = std::get_if<Iad>(&*rec)) {
-      if (e->key >= t.keys_.size()) return at(off, "IAD: key " + std::to_string(e->key) + " is not defined");
+      last_iad_seq = e->seq;
       ++t.iads_;
     } else if (auto* d = std::get_if<Descriptor>(&*rec)) {
-      if (d->key >= t.keys_.size()) return at(off, "DESC: key " + std::to_string(d->key) + " is not defined");
       desc_events = sat_add(desc_events, d->events());
       t.descriptors_.push_back(std::move(*d));
     } else {
@@ -394,6 +410,9 @@ Result<CompressedTrace> CompressedTrace::parse(std::vector<std::uint8_t> bytes, 
   if (sat_add(desc_events, t.iads_) != t.events_)
     return at(b.size(), "descriptors cover " + std::to_string(desc_events) + " events and IADs " +
                             std::to_string(t.iads_) + ", but END says " + std::to_string(t.events_));
+  if (t.iads_ > 0 && last_iad_seq >= t.events_)
+    return at(b.size(), "IAD at sequence id " + std::to_string(last_iad_seq) + " lies past the last event " +
+                            std::to_string(t.events_));
   for (const auto& d : t.descriptors_)
     if (sat_add(d.start_seq, d.seq_span()) >= t.events_)
       return make_error(t.name_ + ": descriptor at sequence id " + std::to_string(d.start_seq) +

@@ -45,6 +45,20 @@ class EventChecksum {
   std::uint64_t h_ = 0xcbf29ce484222325ull;
 };
 
+// What the delta-coded fields of IAD and DESC records are relative to
+// (docs/metric.md, "Deltas"). Writer and reader keep one each, in step.
+struct DeltaContext {
+  std::uint64_t iad_next_seq = 0;             // previous IAD's sequence id + 1 (0 before the first)
+  std::uint64_t iad_seq = 0, iad_time = 0;    // previous IAD's sequence id and time (0, 0 before the first)
+  std::uint64_t desc_seq = 0, desc_time = 0;  // previous DESC's start sequence id and time (0, 0 before the first)
+  std::vector<std::uint64_t> iad_addr;        // per key: address of the previous IAD of that key (0 before)
+  std::vector<std::uint64_t> desc_addr;       // per key: start address of the previous DESC of that key (0 before)
+  void add_key() {
+    iad_addr.push_back(0);
+    desc_addr.push_back(0);
+  }
+};
+
 // Where encoded bytes go.
 class ByteSink {
  public:
@@ -98,9 +112,7 @@ class TraceWriter {
   ByteSink& sink_;
   std::vector<std::uint8_t> buf_;
   std::uint64_t written_ = 0;
-  std::uint64_t prev_iad_seq_plus1_ = 0;  // seq of the previous IAD + 1 (0 before the first)
-  std::uint64_t prev_iad_addr_ = 0;
-  std::uint64_t prev_iad_time_ = 0;
+  DeltaContext ctx_;
 };
 
 // One decoded record (the variant alternative says which).
@@ -109,8 +121,9 @@ struct KeyRecord { std::uint32_t id; EventKey key; };
 struct EndRecord { std::uint64_t events; std::uint64_t checksum; };
 using Record = std::variant<PointRecord, KeyRecord, Iad, Descriptor, EndRecord>;
 
-// Walks the records of a file body. Checks each record on its own (field
-// ranges, IAD sequence ids increasing); cross-record checks are the trace's.
+// Walks the records of a file body. Checks each record on its own and the
+// references between them it needs to decode (KEY ids dense, keys defined
+// before use); counts and coverage are the trace's checks.
 class RecordCursor {
  public:
   RecordCursor(std::span<const std::uint8_t> file, std::string name);
@@ -124,9 +137,7 @@ class RecordCursor {
   std::span<const std::uint8_t> file_;
   std::string name_;
   std::size_t pos_ = kHeaderSize;
-  std::uint64_t prev_iad_seq_plus1_ = 0;
-  std::uint64_t prev_iad_addr_ = 0;
-  std::uint64_t prev_iad_time_ = 0;
+  DeltaContext ctx_;
 };
 
 // A validated compressed trace held in memory: the file bytes, its points,
