@@ -198,7 +198,7 @@ TEST_CASE("built-in kernels: lossless, >= 100x, memory independent of the trace 
       // The working state does not grow with the trace (the paper's constant
       // space), and the output grows by a handful of descriptors at most.
       if (state != 0) CHECK(rt.stats.state_bytes == state);
-      if (bytes != 0) CHECK(rt.stats.file_bytes < bytes + 512);
+      if (bytes != 0) CHECK(rt.stats.file_bytes < bytes + 128);
       state = rt.stats.state_bytes;
       bytes = rt.stats.file_bytes;
       CHECK(state < 64 * 1024);

@@ -81,7 +81,7 @@ Status TraceCompressor::append(const Reference& ref, std::uint32_t point) {
   for (std::size_t pos = 0; pos < slot.size(); ++pos) {
     const std::uint32_t idx = slot[pos];
     Active& a = active_[idx];
-    if (!matched && a.key == key && a.next_addr == ref.address && a.next_time == ref.time) {
+    if (!matched && a.key == key && a.next_addr == ref.address && a.next_time == ref.time && !completes_rsd(a)) {
       ++a.length;
       a.next_seq += a.seq_stride;
       a.next_addr += a.addr_stride;
@@ -141,6 +141,31 @@ Descriptor TraceCompressor::close_group(const FoldGroup& g) {
   return out;
 }
 
+// True when the active RSD already has the shape of the RSD its key's level-0
+// fold group repeats (at least twice already): the inner loop is complete, and the next event starts
+// the next repetition even if it continues the stride (consecutive rows).
+bool TraceCompressor::completes_rsd(const Active& a) const {
+  if (opt_.fold_levels == 0) return false;
+  const FoldGroup& g = folds_[a.key][0];
+  return g.open && g.count >= 2 && g.first.levels.size() == 1 &&
+         g.first.levels[0] == Step{a.length, a.addr_stride, a.seq_stride, a.time_stride};
+}
+
+// True when closing `g` now gives exactly the shape the group one level up
+// repeats (at least twice already):
+// the loop the parent repeats is complete, and the next descriptor belongs to
+// the next repetition even if it happens to continue g's shift (e.g. the
+// first rows of the next tile continue the last rows of this one).
+bool TraceCompressor::completes_parent(const FoldGroup& g, std::uint32_t key, std::uint32_t level) const {
+  if (level + 1 >= opt_.fold_levels) return false;
+  const FoldGroup& up = folds_[key][level + 1];
+  if (!up.open || up.count < 2) return false;
+  const auto& ul = up.first.levels;
+  const auto& gl = g.first.levels;
+  return ul.size() == gl.size() + 1 && std::equal(gl.begin(), gl.end(), ul.begin()) &&
+         ul.back() == Step{g.count, g.shift.addr, g.shift.seq, g.shift.time};
+}
+
 Status TraceCompressor::fold(Descriptor d, std::uint32_t level) {
   if (level >= opt_.fold_levels) return write_descriptor(d);
   FoldGroup& g = folds_[d.key][level];
@@ -160,7 +185,7 @@ Status TraceCompressor::fold(Descriptor d, std::uint32_t level) {
       }
     } else if (d.start_seq == g.first.start_seq + g.count * g.shift.seq &&
                d.start_addr == g.first.start_addr + g.count * g.shift.addr &&
-               d.start_time == g.first.start_time + g.count * g.shift.time) {
+               d.start_time == g.first.start_time + g.count * g.shift.time && !completes_parent(g, d.key, level)) {
       ++g.count;
       return Status::success();
     }

@@ -98,6 +98,8 @@ class TraceCompressor {
   Status emit_iad(const PoolEntry& e);
   Status close_active(std::uint32_t slot_index, std::size_t pos);
   Status fold(Descriptor d, std::uint32_t level);
+  bool completes_rsd(const Active& a) const;
+  bool completes_parent(const FoldGroup& g, std::uint32_t key, std::uint32_t level) const;
   Status write_descriptor(const Descriptor& d);
   static Descriptor close_group(const FoldGroup& g);
 
