@@ -64,21 +64,17 @@ void put_varint(std::vector<std::uint8_t>& out, std::uint64_t v) {
 }
 
 void EventChecksum::add(const Reference& r, std::uint32_t point) {
-  std::uint8_t b[28];
-  auto le = [&b](std::size_t at, std::uint64_t v, int n) {
-    for (int i = 0; i < n; ++i) b[at + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(v >> (8 * i));
+  // Four 64-bit words per event; each step is a bijection of h, so any single
+  // changed event changes the result.
+  auto mix = [this](std::uint64_t w) {
+    h_ = (h_ ^ w) * 0x9e3779b97f4a7c15ull;
+    h_ ^= h_ >> 32;
   };
-  le(0, r.time, 8);
-  le(8, r.address, 8);
-  le(16, r.size, 4);
-  b[20] = static_cast<std::uint8_t>(r.kind);
-  b[21] = static_cast<std::uint8_t>(r.origin);
-  le(22, r.source, 2);
-  le(24, point, 4);
-  for (std::uint8_t c : b) {
-    h_ ^= c;
-    h_ *= 0x100000001b3ull;
-  }
+  mix(r.time);
+  mix(r.address);
+  mix(static_cast<std::uint64_t>(r.size) | static_cast<std::uint64_t>(r.kind) << 32 |
+      static_cast<std::uint64_t>(r.origin) << 40 | static_cast<std::uint64_t>(r.source) << 48);
+  mix(point);
 }
 
 // ---- FileByteSink ----

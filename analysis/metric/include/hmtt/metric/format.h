@@ -35,7 +35,7 @@ constexpr std::uint64_t zigzag(std::uint64_t twos) {
 }
 constexpr std::uint64_t unzigzag(std::uint64_t z) { return (z >> 1) ^ (0 - (z & 1)); }
 
-// FNV-1a 64 over the events of a trace, in order: the END record's checksum.
+// The END record's checksum over the events of a trace, in order (docs/metric.md).
 class EventChecksum {
  public:
   void add(const Reference& r, std::uint32_t point);
