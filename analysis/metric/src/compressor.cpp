@@ -89,7 +89,7 @@ Status TraceCompressor::append(const Reference& ref, std::uint32_t point) {
       slots_[a.next_seq % w].push_back(idx);
       matched = true;
     } else {
-      HMTT_TRY(close_active(idx, pos));
+      HMTT_TRY(close_active(idx));
     }
   }
   slot.clear();
@@ -122,7 +122,7 @@ Status TraceCompressor::emit_iad(const PoolEntry& e) {
   return writer_.iad(Iad{e.seq, e.key, e.addr, e.time});
 }
 
-Status TraceCompressor::close_active(std::uint32_t idx, std::size_t) {
+Status TraceCompressor::close_active(std::uint32_t idx) {
   const Active& a = active_[idx];
   Descriptor d;
   d.key = a.key;
@@ -205,7 +205,7 @@ Status TraceCompressor::write_descriptor(const Descriptor& d) {
 Result<CompressionStats> TraceCompressor::finish() {
   if (!begun_ || finished_) return make_error("metric compressor: finish outside begin()..finish()");
   for (auto& slot : slots_) {
-    for (std::size_t pos = 0; pos < slot.size(); ++pos) HMTT_TRY(close_active(slot[pos], pos));
+    for (std::uint32_t idx : slot) HMTT_TRY(close_active(idx));
     slot.clear();
   }
   const std::uint64_t P = pool_.size();

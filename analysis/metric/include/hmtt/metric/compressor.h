@@ -96,7 +96,7 @@ class TraceCompressor {
 
   Result<std::uint32_t> intern(const EventKey& k);
   Status emit_iad(const PoolEntry& e);
-  Status close_active(std::uint32_t slot_index, std::size_t pos);
+  Status close_active(std::uint32_t idx);
   Status fold(Descriptor d, std::uint32_t level);
   bool completes_rsd(const Active& a) const;
   bool completes_parent(const FoldGroup& g, std::uint32_t key, std::uint32_t level) const;
