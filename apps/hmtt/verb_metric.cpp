@@ -44,6 +44,28 @@ struct MetricOptions {
   bool report = false;
 };
 
+// Passes a stream through, drawing a progress line on a terminal.
+class ProgressSource final : public PointedSource {
+ public:
+  ProgressSource(PointedSource& inner, const std::string& label, std::uint64_t total)
+      : inner_(inner), line_(label, total) {}
+  Result<std::size_t> read_pointed(std::span<Reference> refs, std::span<std::uint32_t> points) override {
+    auto n = inner_.read_pointed(refs, points);
+    if (n.ok()) {
+      done_ += *n;
+      line_.update(done_, std::to_string(done_ / 1000000) + " M refs");
+      if (*n == 0) line_.finish();
+    }
+    return n;
+  }
+  const std::vector<ReferencePoint>& points() const override { return inner_.points(); }
+
+ private:
+  PointedSource& inner_;
+  ProgressLine line_;
+  std::uint64_t done_ = 0;
+};
+
 Result<std::unique_ptr<PointedSource>> open_kernel(const MetricOptions& o) {
   auto id = kernel_by_name(o.kernel);
   if (!id) {
@@ -102,7 +124,8 @@ int run_compress(const MetricOptions& o, const std::string& verb) {
     if (!o.lackey.empty()) return app::fail(verb, make_error("give --kernel or --lackey, not both"));
     auto src = open_kernel(o);
     if (!src) return app::fail(verb, src.error());
-    st = compress_to_file(**src, o.output, co);
+    ProgressSource progress(**src, "compressing", o.events);
+    st = compress_to_file(progress, o.output, co);
   } else if (!o.lackey.empty()) {
     ReferencePointMap map;
     if (!o.points.empty()) {
@@ -112,7 +135,9 @@ int run_compress(const MetricOptions& o, const std::string& verb) {
     }
     auto src = LackeySource::open(o.lackey, o.with_ifetch);
     if (!src) return app::fail(verb, src.error());
-    st = compress_to_file(**src, map, o.output, co);
+    ClassifiedSource classified(**src, std::move(map));
+    ProgressSource progress(classified, "compressing", 0);
+    st = compress_to_file(progress, o.output, co);
   } else {
     return app::fail(verb, make_error("nothing to compress: give --kernel NAME or --lackey FILE"));
   }
@@ -223,8 +248,15 @@ int run_info(const MetricOptions& o) {
 int run_report(const MetricOptions& o) {
   auto geo = CacheGeometry::parse(o.cache);
   if (!geo) return app::fail("metric report", geo.error());
-  auto ca = analyse_file(o.input, *geo);
+  auto trace = CompressedTrace::load(o.input);
+  if (!trace) return app::fail("metric report", trace.error());
+  auto ca = ReferenceCacheAnalysis::create(*geo);
   if (!ca) return app::fail("metric report", ca.error());
+  const std::uint64_t total = trace->events();
+  ExpandedSource ex(std::make_shared<const CompressedTrace>(std::move(*trace)));
+  ProgressSource progress(ex, "simulating", total);
+  auto st = ca->run(progress);
+  if (!st) return app::fail("metric report", st.error());
   return write_text("metric report", o.output, o.json ? ca->json_report() : ca->text_report(!o.no_evictors));
 }
 
