@@ -31,7 +31,7 @@ struct MetricOptions {
   std::uint32_t n = 800;
   std::uint32_t tile = 16;
   std::uint64_t events = 1000000;
-  std::uint64_t gap = 4096;
+  std::uint64_t gap = 8448;
   std::string lackey;
   bool with_ifetch = false;
   std::string points;
