@@ -1,6 +1,8 @@
 #include "hmtt/analysis/demo_workload.h"
 
 #include <algorithm>
+#include <charconv>
+#include <string>
 
 namespace hmtt::analysis {
 
@@ -90,6 +92,26 @@ Result<std::size_t> DemoWorkload::read(std::span<Reference> out) {
     ++produced_;
   }
   return n;
+}
+
+bool is_demo_spec(std::string_view spec) { return spec == "demo" || spec.rfind("demo:", 0) == 0; }
+
+Result<std::unique_ptr<ReferenceSource>> open_demo(std::string_view spec) {
+  if (!is_demo_spec(spec)) return make_error(std::string(spec) + ": not a demo trace name");
+  DemoWorkloadKnobs k;
+  std::string_view rest = spec.size() > 5 ? spec.substr(5) : std::string_view{};
+  std::uint64_t* fields[] = {&k.references, &k.seed};
+  for (std::uint64_t* f : fields) {
+    if (rest.empty()) break;
+    const std::size_t colon = rest.find(':');
+    const std::string_view part = rest.substr(0, colon);
+    auto [p, ec] = std::from_chars(part.data(), part.data() + part.size(), *f);
+    if (ec != std::errc() || p != part.data() + part.size() || part.empty())
+      return make_error(std::string(spec) + ": expected demo[:REFERENCES[:SEED]]");
+    rest = colon == std::string_view::npos ? std::string_view{} : rest.substr(colon + 1);
+  }
+  if (!rest.empty()) return make_error(std::string(spec) + ": expected demo[:REFERENCES[:SEED]]");
+  return std::unique_ptr<ReferenceSource>(std::make_unique<DemoWorkload>(k));
 }
 
 }  // namespace hmtt::analysis

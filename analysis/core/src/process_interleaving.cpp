@@ -94,6 +94,7 @@ std::optional<std::uint32_t> ProcessTool::pid_of(const Reference& r) {
     if (!v) return std::nullopt;
     return v->pid;
   }
+  if (r.origin == Origin::Dma || r.origin == Origin::DmaModelled) return std::nullopt;  // a device, not a process
   return r.source;
 }
 

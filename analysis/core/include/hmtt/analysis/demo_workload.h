@@ -7,6 +7,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <string_view>
 
 #include "hmtt/stream.h"
 
@@ -37,5 +39,10 @@ class DemoWorkload final : public ReferenceSource {
   std::uint64_t chase_ = 0;
   std::uint16_t pid_ = 1;
 };
+
+// Trace names the verbs accept in place of a file: "demo", "demo:N" or
+// "demo:N:SEED" (N references, default 1000000).
+bool is_demo_spec(std::string_view spec);
+Result<std::unique_ptr<ReferenceSource>> open_demo(std::string_view spec);
 
 }  // namespace hmtt::analysis

@@ -5,7 +5,7 @@
 //
 // The process of a reference comes from, in order of preference: a side list
 // of one pid per reference (PidList), the page map (the pid of the mapping),
-// or Reference::source.
+// or Reference::source of CPU references (DMA references have no process).
 #pragma once
 
 #include <map>
