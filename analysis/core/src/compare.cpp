@@ -25,14 +25,7 @@ AbsoluteError absolute_error(const std::vector<double>& a, const std::vector<dou
 
 namespace {
 
-struct Measured {
-  std::uint64_t references = 0;
-  std::vector<HierarchyResult> hierarchies;
-  CacheSurface lru;
-  LocalitySurface locality;
-};
-
-Result<Measured> measure(ReferenceSource& src, const CompareOptions& o, const char* which) {
+Result<TraceMeasures> measure(ReferenceSource& src, const CompareOptions& o, const char* which) {
   CacheSimTool cache(CacheSimKnobs{o.hierarchy});
   CacheSurfaceKnobs sk;
   sk.widths = o.widths;
@@ -42,12 +35,26 @@ Result<Measured> measure(ReferenceSource& src, const CompareOptions& o, const ch
   AnalysisTool* tools[] = {&cache, &surface, &locality};
   auto n = run_tools(src, tools, o.run);
   if (!n) return make_error(std::string("trace ") + which + ": " + n.error().message);
-  Measured m;
+  TraceMeasures m;
   m.references = *n;
   m.hierarchies = cache.result();
   m.lru = surface.result();
   m.locality = locality.result();
   return m;
+}
+
+// The hit ratios of `s` at options' widths x depths, in that order.
+Result<std::vector<double>> lru_points(const CacheSurface& s, const CompareOptions& o, const char* which) {
+  std::vector<double> v;
+  for (std::uint64_t w : o.widths)
+    for (std::uint64_t d : o.depths) {
+      const double h = s.at(w, d);
+      if (h != h)
+        return make_error(std::string("trace ") + which + ": cache surface lacks width " + std::to_string(w) +
+                          " depth " + std::to_string(d));
+      v.push_back(h);
+    }
+  return v;
 }
 
 }  // namespace
@@ -57,18 +64,26 @@ Result<ComparisonResult> compare(ReferenceSource& a, ReferenceSource& b, const C
   if (!ma) return ma.error();
   auto mb = measure(b, options, "B");
   if (!mb) return mb.error();
+  return compare(*ma, *mb, options);
+}
+
+Result<ComparisonResult> compare(const TraceMeasures& ma, const TraceMeasures& mb, const CompareOptions& options) {
   ComparisonResult r;
-  r.references_a = ma->references;
-  r.references_b = mb->references;
+  r.references_a = ma.references;
+  r.references_b = mb.references;
+  if (ma.hierarchies.size() != mb.hierarchies.size())
+    return make_error("the two traces were simulated on different hierarchy sets");
   std::vector<double> ha, hb;
   std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> by_level;
-  for (std::size_t h = 0; h < ma->hierarchies.size(); ++h) {
-    for (std::size_t l = 0; l < ma->hierarchies[h].levels.size(); ++l) {
+  for (std::size_t h = 0; h < ma.hierarchies.size(); ++h) {
+    if (ma.hierarchies[h].levels.size() != mb.hierarchies[h].levels.size())
+      return make_error("hierarchy " + ma.hierarchies[h].name + " has different levels in the two runs");
+    for (std::size_t l = 0; l < ma.hierarchies[h].levels.size(); ++l) {
       LevelComparison c;
-      c.hierarchy = ma->hierarchies[h].name;
-      c.level = ma->hierarchies[h].levels[l].name;
-      c.hit_a = ma->hierarchies[h].levels[l].combined().hit_ratio();
-      c.hit_b = mb->hierarchies[h].levels[l].combined().hit_ratio();
+      c.hierarchy = ma.hierarchies[h].name;
+      c.level = ma.hierarchies[h].levels[l].name;
+      c.hit_a = ma.hierarchies[h].levels[l].combined().hit_ratio();
+      c.hit_b = mb.hierarchies[h].levels[l].combined().hit_ratio();
       ha.push_back(c.hit_a);
       hb.push_back(c.hit_b);
       by_level[c.level].first.push_back(c.hit_a);
@@ -78,19 +93,20 @@ Result<ComparisonResult> compare(ReferenceSource& a, ReferenceSource& b, const C
   }
   r.hierarchy_error = absolute_error(ha, hb);
   for (const auto& [level, v] : by_level) r.per_level_error[level] = absolute_error(v.first, v.second);
-  std::vector<double> la, lb;
-  for (const auto& row : ma->lru.hit) la.insert(la.end(), row.begin(), row.end());
-  for (const auto& row : mb->lru.hit) lb.insert(lb.end(), row.begin(), row.end());
-  r.lru_error = absolute_error(la, lb);
-  auto d = surface_distance(ma->locality, mb->locality);
+  auto la = lru_points(ma.lru, options, "A");
+  if (!la) return la.error();
+  auto lb = lru_points(mb.lru, options, "B");
+  if (!lb) return lb.error();
+  r.lru_error = absolute_error(*la, *lb);
+  auto d = surface_distance(ma.locality, mb.locality);
   if (!d) return d.error();
   r.locality_distance = *d;
-  r.lru_a = std::move(ma->lru);
-  r.lru_b = std::move(mb->lru);
-  r.locality_a = std::move(ma->locality);
-  r.locality_b = std::move(mb->locality);
-  r.hierarchies_a = std::move(ma->hierarchies);
-  r.hierarchies_b = std::move(mb->hierarchies);
+  r.lru_a = ma.lru;
+  r.lru_b = mb.lru;
+  r.locality_a = ma.locality;
+  r.locality_b = mb.locality;
+  r.hierarchies_a = ma.hierarchies;
+  r.hierarchies_b = mb.hierarchies;
   return r;
 }
 

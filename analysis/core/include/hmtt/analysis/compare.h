@@ -60,6 +60,16 @@ struct ComparisonResult {
 // Runs both traces (one pass each) and compares them.
 Result<ComparisonResult> compare(ReferenceSource& a, ReferenceSource& b, const CompareOptions& options = {});
 
+// What compare() measures on one trace; a caller that already ran these tools
+// (the report) compares the measures without reading the traces again.
+struct TraceMeasures {
+  std::uint64_t references = 0;
+  std::vector<HierarchyResult> hierarchies;
+  CacheSurface lru;             // must hold options.widths x options.depths (more is fine)
+  LocalitySurface locality;
+};
+Result<ComparisonResult> compare(const TraceMeasures& a, const TraceMeasures& b, const CompareOptions& options = {});
+
 AbsoluteError absolute_error(const std::vector<double>& a, const std::vector<double>& b);
 
 }  // namespace hmtt::analysis
