@@ -50,6 +50,16 @@ std::uint64_t LruStackDistance::access_block(std::uint64_t block) {
   return distance;
 }
 
+void LruStackDistance::access_blocks(std::span<const std::uint64_t> blocks, std::span<std::uint64_t> distances) {
+  constexpr std::size_t kAhead = 12;
+  const std::size_t n = blocks.size();
+  for (std::size_t i = 0; i < n && i < kAhead; ++i) last_.prefetch(blocks[i]);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i + kAhead < n) last_.prefetch(blocks[i + kAhead]);
+    distances[i] = access_block(blocks[i]);
+  }
+}
+
 // Renumbers the live positions 0..live-1 in order (a position's new number is its
 // rank), and grows the bitmap so that at least 3/4 of it is free afterwards.
 void LruStackDistance::renumber() {
@@ -121,11 +131,21 @@ MissRatioCurve ReuseHistogram::curve(std::span<const std::uint64_t> depths) cons
   return c;
 }
 
-SampledReuseDistance::SampledReuseDistance(std::uint64_t block_bytes, double rate, std::uint64_t seed)
+SampledReuseDistance::SampledReuseDistance(std::uint64_t block_bytes, double rate, std::uint64_t seed,
+                                           std::uint32_t near_limit, std::uint32_t period, std::uint32_t history)
     : block_(block_bytes),
       rate_(rate <= 0 ? 1e-6 : (rate > 1 ? 1.0 : rate)),
       seed_(seed * 0x9e3779b97f4a7c15ULL),
-      exact_(1) {
+      exact_(1),
+      near_limit_(near_limit) {
+  const std::uint64_t hist = std::bit_ceil(std::max<std::uint64_t>({history, 2ull * near_limit, 2}));
+  ring_.assign(static_cast<std::size_t>(hist), 0);
+  ring_mask_ = hist - 1;
+  period_mask_ = std::bit_ceil(std::max<std::uint64_t>(period, 1)) - 1;
+  near_counts_.assign(near_limit_ + 1, 0);
+  const std::size_t set_size = std::bit_ceil(std::max<std::size_t>(4u * near_limit_, 16));
+  seen_keys_.assign(set_size, 0);
+  seen_gen_.assign(set_size, 0);
   threshold_ = static_cast<std::uint64_t>(std::llround(rate_ * static_cast<double>(kModulusMask + 1)));
   if (threshold_ == 0) threshold_ = 1;
   rate_ = static_cast<double>(threshold_) / static_cast<double>(kModulusMask + 1);
@@ -143,8 +163,47 @@ void SampledReuseDistance::record(std::uint64_t block) {
   ++by_distance_[i];
 }
 
+// Exact distance of the reference just stored at references_-1, when it is
+// below near_limit: scan back counting distinct blocks until the block itself.
+void SampledReuseDistance::near_sample(std::uint64_t block) {
+  ++near_samples_;
+  if (++generation_ == 0) {
+    std::fill(seen_gen_.begin(), seen_gen_.end(), 0);
+    generation_ = 1;
+  }
+  const std::uint64_t mask = seen_keys_.size() - 1;
+  const std::uint64_t now = references_ - 1;
+  const std::uint64_t reach = std::min<std::uint64_t>(now, ring_mask_);
+  std::uint32_t distinct = 0;
+  for (std::uint64_t back = 1; back <= reach; ++back) {
+    const std::uint64_t b = ring_[(now - back) & ring_mask_];
+    if (b == block) {
+      ++near_counts_[distinct];
+      return;
+    }
+    std::uint64_t i = (b * 0x9e3779b97f4a7c15ULL >> 20) & mask;
+    while (seen_gen_[i] == generation_ && seen_keys_[i] != b) i = (i + 1) & mask;
+    if (seen_gen_[i] != generation_) {
+      seen_gen_[i] = generation_;
+      seen_keys_[i] = b;
+      if (++distinct == near_limit_) break;
+    }
+  }
+  ++near_counts_[near_limit_];  // farther than the limit, cold, or beyond the history
+}
+
 MissRatioCurve SampledReuseDistance::curve(std::span<const std::uint64_t> depths) const {
   MissRatioCurve c;
+  if (near_samples_ > 0) {
+    // Depths within the near limit: the temporal samples' exact distances.
+    for (std::uint64_t depth : depths) {
+      if (depth > near_limit_) break;
+      std::uint64_t hits = 0;
+      for (std::uint64_t d = 0; d < depth; ++d) hits += near_counts_[static_cast<std::size_t>(d)];
+      c.push_back({depth, 1.0 - static_cast<double>(hits) / static_cast<double>(near_samples_)});
+    }
+    depths = depths.subspan(c.size());
+  }
   const double expected = static_cast<double>(references_) * rate_;
   // SHARDS-adj: the shortfall (or excess) of samples against the expected
   // count is credited to the smallest distance.

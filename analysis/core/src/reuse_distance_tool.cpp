@@ -24,8 +24,14 @@ Status ReuseDistanceTool::init() {
 
 Status ReuseDistanceTool::process(std::span<const Reference> refs) {
   result_.references += refs.size();
-  if (exact_)
-    for (const Reference& r : refs) result_.histogram.add(exact_->access(r.address));
+  if (exact_) {
+    blocks_.resize(refs.size());
+    distances_.resize(refs.size());
+    const BlockSize& bs = exact_->block_size();
+    for (std::size_t i = 0; i < refs.size(); ++i) blocks_[i] = bs.block_of(refs[i].address);
+    exact_->access_blocks(blocks_, distances_);
+    for (std::size_t i = 0; i < refs.size(); ++i) result_.histogram.add(distances_[i]);
+  }
   if (sampled_)
     for (const Reference& r : refs) sampled_->access(r.address);
   return Status::success();

@@ -14,7 +14,13 @@
 //   SampledReuseDistance      SHARDS (Waldspurger et al., FAST'15) fixed-rate
 //                             spatial sampling: only blocks whose hash falls
 //                             under rate R are tracked, their distances scaled
-//                             by 1/R, with the SHARDS-adj correction.
+//                             by 1/R, with the SHARDS-adj correction. Scaled
+//                             distances cannot resolve depths below about 1/R
+//                             blocks, so depths up to `near_limit` come from
+//                             temporal sampling instead: every `period`-th
+//                             reference gets its exact distance (up to the
+//                             limit) by a scan back through a ring of the last
+//                             `history` blocks.
 #pragma once
 
 #include <cstdint>
@@ -47,6 +53,9 @@ class LruStackDistance {
   // Distance of a reference to `address` (kColdMiss for the first reference to its block).
   std::uint64_t access(std::uint64_t address) { return access_block(block_.block_of(address)); }
   std::uint64_t access_block(std::uint64_t block);
+  // The same for a batch of blocks (distances.size() >= blocks.size()); faster,
+  // since it prefetches the hash slots of blocks a few references ahead.
+  void access_blocks(std::span<const std::uint64_t> blocks, std::span<std::uint64_t> distances);
   std::uint64_t distinct_blocks() const { return live_; }
   const BlockSize& block_size() const { return block_; }
 
@@ -102,10 +111,15 @@ class ReuseHistogram {
 class SampledReuseDistance {
  public:
   // rate in (0, 1]; seed selects the hash, so different seeds sample different blocks.
-  SampledReuseDistance(std::uint64_t block_bytes, double rate, std::uint64_t seed = 0);
+  // near_limit: depths <= it come from temporal samples (0 = pure SHARDS); period
+  // and history must be powers of two, history > near_limit.
+  SampledReuseDistance(std::uint64_t block_bytes, double rate, std::uint64_t seed = 0,
+                       std::uint32_t near_limit = 256, std::uint32_t period = 1024, std::uint32_t history = 16384);
   void access(std::uint64_t address) {
     const std::uint64_t b = block_.block_of(address);
+    ring_[references_ & ring_mask_] = b;
     ++references_;
+    if (near_limit_ != 0 && (references_ & period_mask_) == 0) near_sample(b);
     if ((hash(b) & kModulusMask) < threshold_) record(b);
   }
   void access(std::span<const std::uint64_t> addresses) {
@@ -114,6 +128,8 @@ class SampledReuseDistance {
   double rate() const { return rate_; }
   std::uint64_t references() const { return references_; }
   std::uint64_t sampled() const { return sampled_; }
+  std::uint64_t near_samples() const { return near_samples_; }
+  std::uint32_t near_limit() const { return near_limit_; }
   // Estimated miss ratio of each depth (blocks), SHARDS-adj corrected.
   MissRatioCurve curve(std::span<const std::uint64_t> depths) const;
 
@@ -130,6 +146,7 @@ class SampledReuseDistance {
     return x;
   }
   void record(std::uint64_t block);
+  void near_sample(std::uint64_t block);
 
   BlockSize block_;
   double rate_;
@@ -140,6 +157,16 @@ class SampledReuseDistance {
   std::uint64_t references_ = 0;
   std::uint64_t sampled_ = 0;
   std::uint64_t sampled_cold_ = 0;
+  // temporal sampling of small distances
+  std::uint32_t near_limit_;
+  std::uint64_t period_mask_;
+  std::vector<std::uint64_t> ring_;
+  std::uint64_t ring_mask_;
+  std::vector<std::uint64_t> near_counts_;  // distance < near_limit -> samples; [near_limit] = farther or cold
+  std::uint64_t near_samples_ = 0;
+  std::vector<std::uint64_t> seen_keys_;    // scan-local set, stamped by generation
+  std::vector<std::uint32_t> seen_gen_;
+  std::uint32_t generation_ = 0;
 };
 
 }  // namespace hmtt::analysis

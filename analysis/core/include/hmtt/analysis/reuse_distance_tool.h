@@ -38,6 +38,7 @@ class ReuseDistanceTool final : public AnalysisTool {
   std::optional<LruStackDistance> exact_;
   std::optional<SampledReuseDistance> sampled_;
   ReuseDistanceResult result_;
+  std::vector<std::uint64_t> blocks_, distances_;  // per-batch scratch
 };
 
 Json to_json(const MissRatioCurve& curve);
