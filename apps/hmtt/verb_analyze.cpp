@@ -6,6 +6,7 @@
 #include <string>
 
 #include "hmtt/analysis/demo_workload.h"
+#include "hmtt/analysis/hierarchy.h"
 #include "hmtt/analysis/tool_registry.h"
 #include "verb.h"
 #if __has_include("hmtt/tracefmt/reader.h")
@@ -31,6 +32,7 @@ struct AnalyzeVerbOptions {
   std::uint64_t interval_ticks = 200000;
   std::uint64_t limit = 0;
   bool list = false;
+  bool show_hierarchy = false;
   bool json = false;
   std::string output;
 };
@@ -49,6 +51,12 @@ int run_analyze(const AnalyzeVerbOptions& o) {
   if (o.list) {
     for (const auto& t : tool_catalog()) std::printf("%-10.*s %.*s\n", static_cast<int>(t.name.size()), t.name.data(),
                                                      static_cast<int>(t.summary.size()), t.summary.data());
+    return hmtt::app::kExitOk;
+  }
+  if (o.show_hierarchy) {
+    auto h = load_hierarchies(o.hierarchy);
+    if (!h) return hmtt::app::fail("analyze", h.error());
+    std::printf("%s", format_hierarchies(*h).c_str());
     return hmtt::app::kExitOk;
   }
   ToolSettings s;
@@ -116,6 +124,7 @@ void setup_analyze(CLI::App& app, int& exit_code) {
   cmd->add_option("TRACE", o->trace, "trace file or store; or demo[:N[:SEED]] for the built-in workload");
   cmd->add_option("--with,-w", o->with, "comma-separated analyses, or 'all'")->capture_default_str();
   cmd->add_flag("--list", o->list, "list the analyses and exit");
+  cmd->add_flag("--show-hierarchy", o->show_hierarchy, "print the --hierarchy set in the hierarchy-file format and exit");
   cmd->add_option("--hierarchy", o->hierarchy, "cache: built-in 'psnap' (PSnAP Table 1) or a hierarchy file")
       ->capture_default_str();
   cmd->add_option("--block", o->block, "reuse: block size in bytes")->capture_default_str();
@@ -132,7 +141,7 @@ void setup_analyze(CLI::App& app, int& exit_code) {
   cmd->add_flag("--json", o->json, "print the results as JSON");
   cmd->add_option("-o,--output", o->output, "write the results to FILE instead of stdout");
   cmd->callback([o, cmd, &exit_code]() {
-    if (o->trace.empty() && !o->list) {
+    if (o->trace.empty() && !o->list && !o->show_hierarchy) {
       std::fprintf(stderr, "hmtt analyze: a TRACE is required\n%s", cmd->help().c_str());
       exit_code = hmtt::app::kExitUsage;
       return;

@@ -194,27 +194,43 @@ void SampledReuseDistance::near_sample(std::uint64_t block) {
 
 MissRatioCurve SampledReuseDistance::curve(std::span<const std::uint64_t> depths) const {
   MissRatioCurve c;
-  if (near_samples_ > 0) {
+  // Sampled distance d stands for d / R: the spatial samples of distance < depth * R.
+  auto spatial_below = [&](double depth) {
+    const double limit = depth * rate_;
+    double n = 0;
+    for (std::size_t d = 0; d < by_distance_.size() && static_cast<double>(d) < limit; ++d)
+      n += static_cast<double>(by_distance_[d]);
+    return n;
+  };
+  if (near_samples_ > 0 && near_limit_ > 0) {
     // Depths within the near limit: the temporal samples' exact distances.
+    double near_miss = 1;
     for (std::uint64_t depth : depths) {
       if (depth > near_limit_) break;
       std::uint64_t hits = 0;
       for (std::uint64_t d = 0; d < depth; ++d) hits += near_counts_[static_cast<std::size_t>(d)];
-      c.push_back({depth, 1.0 - static_cast<double>(hits) / static_cast<double>(near_samples_)});
+      near_miss = 1.0 - static_cast<double>(hits) / static_cast<double>(near_samples_);
+      c.push_back({depth, near_miss});
     }
-    depths = depths.subspan(c.size());
+    std::uint64_t near_hits = 0;
+    for (std::uint32_t d = 0; d < near_limit_; ++d) near_hits += near_counts_[d];
+    const double anchor = 1.0 - static_cast<double>(near_hits) / static_cast<double>(near_samples_);
+    // Larger depths: the temporal miss ratio at the limit, less the share of
+    // spatial samples whose distance lies between the limit and the depth.
+    const double base = spatial_below(static_cast<double>(near_limit_));
+    for (std::uint64_t depth : depths.subspan(c.size())) {
+      const double band = sampled_ == 0 ? 0.0 : (spatial_below(static_cast<double>(depth)) - base) / static_cast<double>(sampled_);
+      c.push_back({depth, std::clamp(anchor - band, 0.0, 1.0)});
+    }
+    return c;
   }
-  const double expected = static_cast<double>(references_) * rate_;
-  // SHARDS-adj: the shortfall (or excess) of samples against the expected
+  // Pure SHARDS-adj: the shortfall (or excess) of samples against the expected
   // count is credited to the smallest distance.
+  const double expected = static_cast<double>(references_) * rate_;
   const double adjust = expected - static_cast<double>(sampled_);
   for (std::uint64_t depth : depths) {
-    // sampled distance d stands for d / R; hit when d / R < depth.
-    const double limit = static_cast<double>(depth) * rate_;
-    double hits = adjust;
-    for (std::size_t d = 0; d < by_distance_.size() && static_cast<double>(d) < limit; ++d)
-      hits += static_cast<double>(by_distance_[d]);
-    double miss = expected <= 0 ? 0.0 : 1.0 - hits / expected;
+    const double hits = adjust + spatial_below(static_cast<double>(depth));
+    const double miss = expected <= 0 ? 0.0 : 1.0 - hits / expected;
     c.push_back({depth, std::clamp(miss, 0.0, 1.0)});
   }
   return c;

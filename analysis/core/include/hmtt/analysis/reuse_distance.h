@@ -20,7 +20,11 @@
 //                             temporal sampling instead: every `period`-th
 //                             reference gets its exact distance (up to the
 //                             limit) by a scan back through a ring of the last
-//                             `history` blocks.
+//                             `history` blocks. Beyond the limit, the curve is
+//                             the temporal miss ratio at the limit less the
+//                             share of spatial samples whose scaled distance
+//                             falls between the limit and the depth. Depths
+//                             must be given in ascending order.
 #pragma once
 
 #include <cstdint>
@@ -114,7 +118,7 @@ class SampledReuseDistance {
   // near_limit: depths <= it come from temporal samples (0 = pure SHARDS); period
   // and history must be powers of two, history > near_limit.
   SampledReuseDistance(std::uint64_t block_bytes, double rate, std::uint64_t seed = 0,
-                       std::uint32_t near_limit = 256, std::uint32_t period = 1024, std::uint32_t history = 16384);
+                       std::uint32_t near_limit = 256, std::uint32_t period = 256, std::uint32_t history = 16384);
   void access(std::uint64_t address) {
     const std::uint64_t b = block_.block_of(address);
     ring_[references_ & ring_mask_] = b;
