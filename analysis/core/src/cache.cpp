@@ -14,7 +14,7 @@ Result<Cache> Cache::create(const CacheConfig& config) {
   const std::uint64_t ways = config.ways == 0 ? lines : config.ways;
   if (lines % ways != 0)
     return make_error(where + std::to_string(lines) + " lines do not divide into " + std::to_string(ways) + " ways");
-  if (lines > (std::uint64_t{1} << 28)) return make_error(where + "too many lines to simulate");
+  if (lines > (std::uint64_t{1} << 24)) return make_error(where + std::to_string(lines) + " lines: more than 2^24 lines to simulate");
   Cache c;
   c.config_ = config;
   c.ways_ = ways;
