@@ -277,3 +277,29 @@ TEST_CASE("cache surface equals brute-force fully-associative LRU at every width
     }
   }
 }
+
+#include "hmtt/analysis/tool_registry.h"
+
+TEST_CASE("every tool survives addresses at the top of the address space") {
+  std::vector<Reference> tr;
+  const std::uint64_t top = ~std::uint64_t{0};
+  for (std::uint64_t i = 0; i < 300; ++i) {
+    Reference r = ref(top - (i % 7) * 8, i % 2 ? Kind::Write : Kind::Read, i, 64);
+    r.origin = i % 3 ? Origin::Cpu : Origin::Dma;
+    tr.push_back(r);
+    tr.push_back(ref(i * 64, Kind::Modify, i, 0));
+  }
+  ToolSettings s;
+  auto tools = make_tools("all", s);
+  REQUIRE(tools.ok());
+  VectorSource src(tr);
+  RunOptions ro;
+  ro.progress = false;
+  auto n = run_tools(src, *tools, ro);
+  REQUIRE(n.ok());
+  CHECK(*n == 600);
+  for (const auto& t : *tools) CHECK_FALSE(t->to_json().dump().empty());
+  // The cache saw every reference: 300 spanning the top (clipped at the last byte) + 300 modifies.
+  const Json j = (*tools)[0]->to_json();
+  CHECK(j["hierarchies"][0]["levels"][0]["accesses"].get<std::uint64_t>() >= 900);
+}

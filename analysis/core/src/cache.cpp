@@ -6,7 +6,8 @@ namespace hmtt::analysis {
 
 Result<Cache> Cache::create(const CacheConfig& config) {
   const std::string where = config.name + ": ";
-  if (config.line_bytes == 0) return make_error(where + "line size must be at least 1 byte");
+  // Tags hold line + 1 (0 = invalid): a line of at least 2 bytes keeps that from wrapping.
+  if (config.line_bytes < 2) return make_error(where + "line size must be at least 2 bytes");
   if (config.size_bytes == 0 || config.size_bytes % config.line_bytes != 0)
     return make_error(where + "size " + std::to_string(config.size_bytes) + " is not a whole number of " +
                       std::to_string(config.line_bytes) + "-byte lines");

@@ -118,8 +118,10 @@ void HierarchySimulator::access(const Reference& ref) {
     const Cache& c = (ifetch && root->instruction) ? *root->instruction : root->data;
     const std::uint64_t lb = c.config().line_bytes;
     const std::uint64_t first = ref.address / lb;
-    const std::uint64_t last = (ref.address + size - 1) / lb;
-    for (std::uint64_t l = first; l <= last; ++l) {
+    // The last byte, saturated at the top of the address space.
+    const std::uint64_t end = ref.address > ~std::uint64_t{0} - (size - 1) ? ~std::uint64_t{0} : ref.address + size - 1;
+    const std::uint64_t last = end / lb;
+    for (std::uint64_t l = first;; ++l) {
       switch (ref.kind) {
         case Kind::Read: access_node(*root, l * lb, CacheOp::Read); break;
         case Kind::Write: access_node(*root, l * lb, CacheOp::Write); break;
@@ -129,6 +131,7 @@ void HierarchySimulator::access(const Reference& ref) {
           access_node(*root, l * lb, CacheOp::Write);
           break;
       }
+      if (l == last) break;
     }
   }
 }
