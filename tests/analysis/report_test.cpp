@@ -38,14 +38,14 @@ Report demo_report(bool two) {
 }  // namespace
 
 #ifndef HMTT_REPORT_CHROMIUM
-TEST_CASE("report: one trace has five figures, two traces seven, all inline") {
+TEST_CASE("report: one trace has six figures, two traces nine, all inline") {
   Report one = demo_report(false);
-  CHECK(one.figures == 5);
-  CHECK(count(one.html, "<svg") == 5);
+  CHECK(one.figures == 6);
+  CHECK(count(one.html, "<svg") == 6);
   CHECK_FALSE(one.comparison.has_value());
   Report two = demo_report(true);
-  CHECK(two.figures == 7);
-  CHECK(count(two.html, "<svg") == 7);
+  CHECK(two.figures == 9);
+  CHECK(count(two.html, "<svg") == 9);
   REQUIRE(two.comparison.has_value());
   CHECK(two.html.find("id=\"compare\"") != std::string::npos);
   CHECK(two.html.find("id=\"dma-shares\"") != std::string::npos);
@@ -57,7 +57,7 @@ TEST_CASE("report: one trace has five figures, two traces seven, all inline") {
   CHECK(two.html.find("demo &lt;A&gt;") != std::string::npos);
   // Figure ids kept apart between the inlined SVGs.
   CHECK(count(two.html, "id=\"f0_canvas\"") == 1);
-  CHECK(count(two.html, "id=\"f6_canvas\"") == 1);
+  CHECK(count(two.html, "id=\"f8_canvas\"") == 1);
 }
 
 TEST_CASE("report: a missing plotting program is a clear error") {
@@ -92,8 +92,8 @@ TEST_CASE("report renders in headless Chromium with all its figures") {
   std::stringstream dom;
   dom << dom_f.rdbuf();
   // Chromium parsed the page and kept every inline figure and table.
-  CHECK(count(dom.str(), "<svg") == 7);
-  CHECK(count(dom.str(), "<figure") == 7);
+  CHECK(count(dom.str(), "<svg") == 9);
+  CHECK(count(dom.str(), "<figure") == 9);
   CHECK(dom.str().find("id=\"compare\"") != std::string::npos);
   const std::string shot_cmd = common + " --window-size=1100,5200 --screenshot=" + (dir / "report.png").string() +
                                " file://" + (dir / "report.html").string() + " > /dev/null 2>> " +

@@ -248,6 +248,34 @@ Result<Report> render_report(ReferenceSource& a, ReferenceSource* b, const Repor
       << options.scr.stride_window << "\"\nplot 'stride.dat' using 1:2 with steps ls 1 title \"" << A << "\"\n";
     figures.push_back({"stride", "CDF of the strides of detected streams, in cache lines.", p.str()});
   }
+  {
+    // Locality surfaces (PSnAP Fig. 3): log10(1 + pairs) by stride and distance bin.
+    auto matrix = [](const LocalitySurface& ls) {
+      std::ostringstream d;
+      for (std::uint32_t bin = 0; bin < ls.distance_bins; ++bin) {
+        for (std::int32_t t = -ls.max_stride; t <= ls.max_stride; ++t) d << (t == -ls.max_stride ? "" : " ") << ls.at(t, bin);
+        d << "\n";
+      }
+      return d.str();
+    };
+    auto script = [&](const std::string& file, const std::string& who, const LocalitySurface& ls) {
+      std::ostringstream p;
+      p << "set view map\nset xlabel \"stride (bytes)\"\nset ylabel \"distance (log2 references)\"\n"
+           "set cblabel \"log10(1 + pairs)\"\nset palette rgbformulae 30,31,32\nset xrange [*:*] noextend\n"
+           "set yrange [*:*] noextend\nset key off\nset title \"Locality surface of "
+        << who << " (strides within +-" << ls.max_stride * static_cast<std::int32_t>(ls.granule_bytes)
+        << " B, distances within 64 K)\"\nplot '" << file << "' matrix using ($1*" << ls.granule_bytes << "-"
+        << ls.max_stride * static_cast<std::int32_t>(ls.granule_bytes) << "):2:(log10(1+$3)) with image\n";
+      return p.str();
+    };
+    write_file(dir.path() / "locality_a.dat", matrix(loc_a.result()));
+    figures.push_back({"locality_a", "Locality surface (Grimsrud; PSnAP section 3.2): pairs of references by stride and distance.",
+                       script("locality_a.dat", A, loc_a.result())});
+    if (b) {
+      write_file(dir.path() / "locality_b.dat", matrix(loc_b.result()));
+      figures.push_back({"locality_b", "Locality surface of the second trace, same axes.", script("locality_b.dat", B, loc_b.result())});
+    }
+  }
   const BandwidthResult& br = bw.result();
   {
     std::ostringstream d;
@@ -342,6 +370,7 @@ Result<Report> render_report(ReferenceSource& a, ReferenceSource* b, const Repor
   }
   h << "</table>\n";
   h << "<h2>Stream coverage</h2>\n" << figure("scr") << figure("stride");
+  h << "<h2>Locality surface</h2>\n" << figure("locality_a") << figure("locality_b");
   h << "<h2>Bandwidth</h2>\n<p>Average " << num(br.average_mb_per_s, 2) << " MB/s, peak " << num(br.peak_mb_per_s, 2)
     << " MB/s over " << num(br.seconds * 1e3, 3) << " ms; trace generation " << num(br.average_trace_mb_per_s, 2)
     << " MB/s at " << options.bandwidth.record_bytes << " bytes per record.</p>\n" << figure("bandwidth");

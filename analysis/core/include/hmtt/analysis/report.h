@@ -5,7 +5,7 @@
 //
 // Sections: summary; cache surface (hit ratio vs depth per width, Chameleon);
 // reuse-distance CDF; cache hierarchies (PSnAP Table 1) table; SCR bars (HMTT
-// Fig. 11) and stride CDF (Fig. 12a); bandwidth timeline (Table 5's unit);
+// Fig. 11) and stride CDF (Fig. 12a); locality surfaces (PSnAP Fig. 3); bandwidth timeline (Table 5's unit);
 // DMA table (Tables 3 and 4); comparison (LRU sweep A vs B, hierarchy hit
 // ratios, errors, locality-surface distance).
 #pragma once
