@@ -45,6 +45,7 @@ bool Cache::invalidate(std::uint64_t line) {
   const int w = find_way(set, line);
   if (w < 0) return false;
   const std::size_t i = set * ways_ + static_cast<std::size_t>(w);
+  if (memo_valid_ && memo_index_ == i) memo_valid_ = false;
   tags_[i] = 0;
   const bool was_dirty = dirty_[i] != 0;
   dirty_[i] = 0;
@@ -54,9 +55,21 @@ bool Cache::invalidate(std::uint64_t line) {
 
 Cache::Outcome Cache::access(std::uint64_t line, CacheOp op) {
   Outcome out;
+  const bool write = op == CacheOp::Write || op == CacheOp::Writeback;
+  if (memo_valid_ && memo_line_ == line) {
+    out.hit = true;
+    switch (op) {
+      case CacheOp::Read: ++stats_.reads; ++stats_.read_hits; break;
+      case CacheOp::Write: ++stats_.writes; ++stats_.write_hits; break;
+      case CacheOp::IFetch: ++stats_.ifetches; ++stats_.ifetch_hits; break;
+      case CacheOp::Writeback: ++stats_.writebacks_in; ++stats_.writeback_in_hits; break;
+    }
+    if (write && config_.write_back) dirty_[memo_index_] = 1;
+    return out;
+  }
+  memo_valid_ = false;
   const std::size_t set = set_of(line);
   const int w = find_way(set, line);
-  const bool write = op == CacheOp::Write || op == CacheOp::Writeback;
   out.hit = w >= 0;
   switch (op) {
     case CacheOp::Read: ++stats_.reads; stats_.read_hits += out.hit; break;
@@ -68,6 +81,9 @@ Cache::Outcome Cache::access(std::uint64_t line, CacheOp op) {
     const std::size_t i = set * ways_ + static_cast<std::size_t>(w);
     policy_->on_hit(set, static_cast<std::size_t>(w));
     if (write && config_.write_back) dirty_[i] = 1;
+    memo_line_ = line;
+    memo_index_ = i;
+    memo_valid_ = true;
     return out;
   }
   if (write && !config_.write_allocate) return out;
@@ -90,6 +106,9 @@ Cache::Outcome Cache::access(std::uint64_t line, CacheOp op) {
   dirty_[set * ways_ + way] = (write && config_.write_back) ? 1 : 0;
   policy_->on_fill(set, way);
   out.filled = true;
+  memo_line_ = line;
+  memo_index_ = set * ways_ + way;
+  memo_valid_ = true;
   return out;
 }
 

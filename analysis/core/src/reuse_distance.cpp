@@ -32,6 +32,9 @@ std::uint64_t LruStackDistance::rank_inclusive(std::uint64_t pos) const {
 }
 
 std::uint64_t LruStackDistance::access_block(std::uint64_t block) {
+  if (has_previous_ && block == previous_block_) return 0;
+  previous_block_ = block;
+  has_previous_ = true;
   if (now_ == bits_.size() * 64) renumber();
   std::uint64_t& slot = last_.upsert(block);
   std::uint64_t distance;

@@ -84,6 +84,12 @@ class Cache {
   std::vector<std::uint8_t> dirty_;
   std::unique_ptr<ReplacementPolicy> policy_;
   CacheStats stats_;
+  // The line touched by the previous access, while it is resident: a repeat
+  // hit needs no search and no policy update (the line is already the most
+  // recently used of its set, and tree-PLRU already points away from it).
+  std::uint64_t memo_line_ = 0;
+  std::size_t memo_index_ = 0;
+  bool memo_valid_ = false;
 };
 
 }  // namespace hmtt::analysis

@@ -74,6 +74,10 @@ class LruStackDistance {
   std::vector<std::int32_t> tree_;   // Fenwick tree over popcounts of bits_ words (1-based)
   std::uint64_t now_ = 0;            // next position
   std::uint64_t live_ = 0;           // set bits = distinct blocks
+  // A reference to the block of the reference just before it leaves the stack
+  // as it is: distance 0 without touching the structures.
+  std::uint64_t previous_block_ = 0;
+  bool has_previous_ = false;
 };
 
 // Point of a miss-ratio curve: fully-associative LRU cache of `depth` blocks.
