@@ -1,0 +1,151 @@
+#include "hmtt/analysis/compare.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+
+#include "hmtt/analysis/cache_sim.h"
+
+namespace hmtt::analysis {
+
+double LevelComparison::abs_error() const { return std::fabs(hit_a - hit_b); }
+
+AbsoluteError absolute_error(const std::vector<double>& a, const std::vector<double>& b) {
+  AbsoluteError e;
+  e.points = std::min(a.size(), b.size());
+  double sum = 0;
+  for (std::size_t i = 0; i < e.points; ++i) {
+    const double d = std::fabs(a[i] - b[i]);
+    sum += d;
+    e.max = std::max(e.max, d);
+  }
+  e.mean = e.points == 0 ? 0 : sum / static_cast<double>(e.points);
+  return e;
+}
+
+namespace {
+
+Result<TraceMeasures> measure(ReferenceSource& src, const CompareOptions& o, const char* which) {
+  CacheSimTool cache(CacheSimKnobs{o.hierarchy});
+  CacheSurfaceKnobs sk;
+  sk.widths = o.widths;
+  sk.depths = o.depths;
+  CacheSurfaceTool surface(sk);
+  LocalitySurfaceTool locality(o.locality);
+  AnalysisTool* tools[] = {&cache, &surface, &locality};
+  auto n = run_tools(src, tools, o.run);
+  if (!n) return make_error(std::string("trace ") + which + ": " + n.error().message);
+  TraceMeasures m;
+  m.references = *n;
+  m.hierarchies = cache.result();
+  m.lru = surface.result();
+  m.locality = locality.result();
+  return m;
+}
+
+// The hit ratios of `s` at options' widths x depths, in that order.
+Result<std::vector<double>> lru_points(const CacheSurface& s, const CompareOptions& o, const char* which) {
+  std::vector<double> v;
+  for (std::uint64_t w : o.widths)
+    for (std::uint64_t d : o.depths) {
+      const double h = s.at(w, d);
+      if (h != h)
+        return make_error(std::string("trace ") + which + ": cache surface lacks width " + std::to_string(w) +
+                          " depth " + std::to_string(d));
+      v.push_back(h);
+    }
+  return v;
+}
+
+}  // namespace
+
+Result<ComparisonResult> compare(ReferenceSource& a, ReferenceSource& b, const CompareOptions& options) {
+  auto ma = measure(a, options, "A");
+  if (!ma) return ma.error();
+  auto mb = measure(b, options, "B");
+  if (!mb) return mb.error();
+  return compare(*ma, *mb, options);
+}
+
+Result<ComparisonResult> compare(const TraceMeasures& ma, const TraceMeasures& mb, const CompareOptions& options) {
+  ComparisonResult r;
+  r.references_a = ma.references;
+  r.references_b = mb.references;
+  if (ma.hierarchies.size() != mb.hierarchies.size())
+    return make_error("the two traces were simulated on different hierarchy sets");
+  std::vector<double> ha, hb;
+  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> by_level;
+  for (std::size_t h = 0; h < ma.hierarchies.size(); ++h) {
+    if (ma.hierarchies[h].levels.size() != mb.hierarchies[h].levels.size())
+      return make_error("hierarchy " + ma.hierarchies[h].name + " has different levels in the two runs");
+    for (std::size_t l = 0; l < ma.hierarchies[h].levels.size(); ++l) {
+      LevelComparison c;
+      c.hierarchy = ma.hierarchies[h].name;
+      c.level = ma.hierarchies[h].levels[l].name;
+      c.hit_a = ma.hierarchies[h].levels[l].combined().hit_ratio();
+      c.hit_b = mb.hierarchies[h].levels[l].combined().hit_ratio();
+      ha.push_back(c.hit_a);
+      hb.push_back(c.hit_b);
+      by_level[c.level].first.push_back(c.hit_a);
+      by_level[c.level].second.push_back(c.hit_b);
+      r.levels.push_back(c);
+    }
+  }
+  r.hierarchy_error = absolute_error(ha, hb);
+  for (const auto& [level, v] : by_level) r.per_level_error[level] = absolute_error(v.first, v.second);
+  auto la = lru_points(ma.lru, options, "A");
+  if (!la) return la.error();
+  auto lb = lru_points(mb.lru, options, "B");
+  if (!lb) return lb.error();
+  r.lru_error = absolute_error(*la, *lb);
+  auto d = surface_distance(ma.locality, mb.locality);
+  if (!d) return d.error();
+  r.locality_distance = *d;
+  r.lru_a = ma.lru;
+  r.lru_b = mb.lru;
+  r.locality_a = ma.locality;
+  r.locality_b = mb.locality;
+  r.hierarchies_a = ma.hierarchies;
+  r.hierarchies_b = mb.hierarchies;
+  return r;
+}
+
+namespace {
+Json err_json(const AbsoluteError& e) { return {{"points", e.points}, {"mean_abs", e.mean}, {"max_abs", e.max}}; }
+}  // namespace
+
+Json ComparisonResult::to_json() const {
+  Json j;
+  j["references"] = {{"a", references_a}, {"b", references_b}};
+  Json levels_j = Json::array();
+  for (const auto& c : levels)
+    levels_j.push_back({{"hierarchy", c.hierarchy}, {"level", c.level}, {"hit_a", c.hit_a}, {"hit_b", c.hit_b},
+                        {"abs_error", c.abs_error()}});
+  j["hierarchy_levels"] = levels_j;
+  j["hierarchy_error"] = err_json(hierarchy_error);
+  Json per = Json::object();
+  for (const auto& [level, e] : per_level_error) per[level] = err_json(e);
+  j["hierarchy_error_per_level"] = per;
+  j["lru_sweep"] = {{"widths", lru_a.widths}, {"depths", lru_a.depths}, {"hit_a", lru_a.hit}, {"hit_b", lru_b.hit}};
+  j["lru_error"] = err_json(lru_error);
+  j["locality_surface_distance"] = locality_distance;
+  return j;
+}
+
+void ComparisonResult::print(std::ostream& out) const {
+  out << "compare: A " << references_a << " references, B " << references_b << " references\n";
+  out << "hierarchy hit ratios (A, B, |A-B|):\n" << std::fixed << std::setprecision(4);
+  for (const auto& c : levels)
+    out << "  " << std::left << std::setw(20) << c.hierarchy << std::setw(4) << c.level << std::right << "  "
+        << c.hit_a << "  " << c.hit_b << "  " << c.abs_error() << "\n";
+  out << "hierarchy error over " << hierarchy_error.points << " levels: mean " << hierarchy_error.mean << ", max "
+      << hierarchy_error.max << "\n";
+  for (const auto& [level, e] : per_level_error)
+    out << "  " << level << ": mean " << e.mean << ", max " << e.max << " (" << e.points << ")\n";
+  out << "LRU sweep (" << lru_error.points << " fully-associative caches): mean " << lru_error.mean << ", max "
+      << lru_error.max << "\n";
+  out << "locality surface distance: " << locality_distance << "\n";
+  out.unsetf(std::ios::fixed);
+}
+
+}  // namespace hmtt::analysis
