@@ -1,0 +1,946 @@
+// SPDX-License-Identifier: MIT
+/*
+ * hmtt_ktest.c - checks of hmtt.ko run inside the QEMU guest.
+ *
+ * A static multi-call program: "hmtt-ktest CHECK ARGS". Each check prints
+ * lines "HMTT-TEST <check> PASS|FAIL <detail>" that the host-side runner
+ * (tests/kernel/run_kernel_tier.sh) parses; the exit status is 0 only if
+ * every line it printed was PASS.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <grp.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "hmtt/driver/icode.h"
+#include "hmtt/driver/libhmtt.h"
+
+static int failures;
+
+static void report(const char *check, int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("HMTT-TEST %s %s ", check, ok ? "PASS" : "FAIL");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (!ok)
+		failures++;
+}
+
+static const char *errname(int e)
+{
+	switch (e) {
+	case 0: return "OK";
+	case EPERM: return "EPERM";
+	case ENOENT: return "ENOENT";
+	case ESRCH: return "ESRCH";
+	case ENXIO: return "ENXIO";
+	case EFAULT: return "EFAULT";
+	case EBUSY: return "EBUSY";
+	case EEXIST: return "EEXIST";
+	case EINVAL: return "EINVAL";
+	case ENOTTY: return "ENOTTY";
+	case ENOSPC: return "ENOSPC";
+	case ERANGE: return "ERANGE";
+	case EACCES: return "EACCES";
+	case EOVERFLOW: return "EOVERFLOW";
+	case EMSGSIZE: return "EMSGSIZE";
+	case EOPNOTSUPP: return "EOPNOTSUPP";
+	case EADDRNOTAVAIL: return "EADDRNOTAVAIL";
+	}
+	return "E?";
+}
+
+/* ---- module loading --------------------------------------------------- */
+
+static int load_module(const char *path, const char *params)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return errno;
+	ret = syscall(SYS_finit_module, fd, params, 0) ? errno : 0;
+	close(fd);
+	return ret;
+}
+
+static int unload_module(const char *name)
+{
+	return syscall(SYS_delete_module, name, O_NONBLOCK) ? errno : 0;
+}
+
+/* modload PATH PARAMS EXPECTED: one load attempt with an expected errno. */
+static int cmd_modload(int argc, char **argv)
+{
+	int e;
+
+	if (argc != 5)
+		return 2;
+	e = load_module(argv[2], argv[3]);
+	report(argv[1], !strcmp(errname(e), argv[4]), "params='%s' got=%s want=%s",
+	       argv[3], errname(e), argv[4]);
+	return failures != 0;
+}
+
+static int iomem_has(const char *name)
+{
+	char line[256];
+	FILE *f = fopen("/proc/iomem", "r");
+	int found = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, name))
+			found = 1;
+	fclose(f);
+	return found;
+}
+
+/* cycles PATH PARAMS N: load and unload N times. */
+static int cmd_cycles(int argc, char **argv)
+{
+	int n, i, bad = 0, claimed = 1, released = 1;
+
+	if (argc != 5)
+		return 2;
+	n = atoi(argv[4]);
+	for (i = 0; i < n; i++) {
+		int e = load_module(argv[2], argv[3]);
+
+		if (e) {
+			fprintf(stderr, "cycle %d: load: %s\n", i, errname(e));
+			bad++;
+			continue;
+		}
+		if (iomem_has(": hmtt") != 1)
+			claimed = 0;
+		e = unload_module("hmtt");
+		if (e) {
+			fprintf(stderr, "cycle %d: unload: %s\n", i, errname(e));
+			bad++;
+		}
+		if (iomem_has(": hmtt") != 0)
+			released = 0;
+	}
+	report("load_unload", !bad && claimed && released,
+	       "cycles=%d failed=%d region_claimed=%d region_released=%d", n,
+	       bad, claimed, released);
+	return failures != 0;
+}
+
+/* ---- mapping and I-Codes --------------------------------------------- */
+
+static uint64_t pagemap_entry(pid_t pid, uint64_t vaddr)
+{
+	char path[64];
+	uint64_t e = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &e, sizeof(e), (off_t)(vaddr / 4096 * 8)) != sizeof(e))
+		e = 0;
+	close(fd);
+	return e;
+}
+
+#define PM_PRESENT (1ULL << 63)
+#define PM_PFN(e) ((e) & ((1ULL << 55) - 1))
+
+/* The PAT memtype list says how the kernel maps a physical range. */
+static int pat_type(uint64_t phys, char *type, size_t len)
+{
+	char line[256];
+	FILE *f = fopen("/sys/kernel/debug/x86/pat_memtype_list", "r");
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		char t[64];
+		unsigned long long s, e;
+
+		/* "PAT: [mem 0x000000001e000000-0x000000001e800000] uncached-minus" */
+		if (sscanf(line, "PAT: [mem 0x%llx-0x%llx] %63s", &s, &e, t) == 3 &&
+		    s <= phys && phys < e) {
+			snprintf(type, len, "%s", t);
+			found = 1;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* icode: map /dev/hmtt, issue I-Codes, check the mapping and the log. */
+static int cmd_icode(void)
+{
+	static uint8_t buf[1 << 16];
+	struct hmtt_status st;
+	struct hmtt_dev d;
+	uint64_t pfn_ok = 0, k, npages, tags = 0, seq_ok = 1, last_seq = 0;
+	char type[64] = "none";
+	int ret;
+	ssize_t n;
+
+	ret = hmtt_open(&d, NULL, 0);
+	report("icode_open", ret == 0, "hmtt_open=%s", errname(-ret));
+	if (ret)
+		return 1;
+	hmtt_status(&d, &st);
+	while (hmtt_read_log(&d, buf, sizeof(buf)) > 0)
+		;
+	hmtt_begin(&d);
+	for (k = 0; k < HMTT_APP_EVENTS; k++)
+		HMTT_EVENT(k);
+	HMTT_BEGIN();
+	HMTT_SYNC();
+	HMTT_END();
+	for (k = 0; k < 100; k++)
+		hmtt_tag(&d, (uint32_t)k, 1000 + k);
+	hmtt_end(&d);
+
+	/*
+	 * pagemap does not walk VM_PFNMAP mappings, so check the mapping by
+	 * content: a second mapping at a page offset must show what the first
+	 * wrote at that offset, for every page of the region.
+	 */
+	npages = d.cfg_bytes / 4096;
+	for (k = 0; k < npages; k++)
+		*(volatile uint64_t *)(d.cfg + k * 4096 + 8) = 0x484d5454000000ULL + k;
+	for (k = 0; k < npages; k += 97) {
+		volatile uint64_t *view = mmap(NULL, 4096, PROT_READ, MAP_SHARED, d.fd,
+					       (off_t)(k * 4096));
+
+		if (view != MAP_FAILED && view[1] == 0x484d5454000000ULL + k)
+			pfn_ok++;
+		if (view != MAP_FAILED)
+			munmap((void *)(uintptr_t)view, 4096);
+	}
+	report("icode_mapping", pfn_ok == (npages + 96) / 97 && iomem_has(": hmtt") == 1,
+	       "pages=%" PRIu64 " offset_views_checked=%" PRIu64 " agree=%" PRIu64
+	       " base=0x%" PRIx64 " size=0x%" PRIx64 " iomem_claimed=%d",
+	       npages, (npages + 96) / 97, pfn_ok, (uint64_t)st.base, (uint64_t)st.size,
+	       iomem_has(": hmtt"));
+	pat_type(st.base, type, sizeof(type));
+	report("icode_uncached", !strncmp(type, "uncached", 8), "pat=%s", type);
+
+	while ((n = hmtt_read_log(&d, buf, sizeof(buf))) > 0) {
+		size_t off = 0;
+
+		while (off < (size_t)n) {
+			const struct hmtt_rec_hdr *h = (const void *)(buf + off);
+			const struct hmtt_rec_tag *t = (const void *)(h + 1);
+
+			if (h->type == HMTT_REC_TAG && t->kind == HMTT_TAG_USER &&
+			    t->value == 1000 + t->event && t->pid == getpid())
+				tags++;
+			if (h->seq <= last_seq)
+				seq_ok = 0;
+			last_seq = h->seq;
+			off += h->len;
+		}
+	}
+	report("icode_tags", tags == 100 && seq_ok, "tag_records=%" PRIu64 " seq_increasing=%" PRIu64,
+	       tags, seq_ok);
+	hmtt_close(&d);
+	return failures != 0;
+}
+
+/* ---- errors ----------------------------------------------------------- */
+
+static int try_mmap(int fd, size_t len, off_t off, int prot, int flags)
+{
+	void *p = mmap(NULL, len, prot, flags, fd, off);
+
+	if (p == MAP_FAILED)
+		return errno;
+	munmap(p, len);
+	return 0;
+}
+
+static int try_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? errno : 0;
+}
+
+static void expect(const char *what, int got, int want)
+{
+	char name[96];
+
+	snprintf(name, sizeof(name), "errno_%s", what);
+	report(name, got == want, "got=%s want=%s", errname(got), errname(want));
+}
+
+/* Run fn as uid/gid (with supplementary group sgid if >= 0), return its code. */
+static int as_user(uid_t uid, gid_t gid, int sgid, int (*fn)(void))
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		gid_t g = (gid_t)sgid;
+
+		if (setgroups(sgid >= 0 ? 1 : 0, &g) || setgid(gid) || setuid(uid))
+			_exit(250);
+		_exit(fn());
+	}
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 251;
+}
+
+static int open_errno(void)
+{
+	int fd = open(HMTT_DEVICE, O_RDWR);
+
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+/* A group member: may map and tag, may not read logs or switch probes. */
+static int member_checks(void)
+{
+	struct hmtt_probes p = { .mask = HMTT_PROBE_SCHED };
+	struct hmtt_tag t = { .event = 1 };
+	char buf[4096];
+	int fd = open(HMTT_DEVICE, O_RDWR);
+
+	if (fd < 0)
+		return 10;
+	if (try_mmap(fd, 4096, 0, PROT_READ, MAP_SHARED))
+		return 11;
+	if (try_ioctl(fd, HMTT_IOC_TAG, &t))
+		return 12;
+	if (read(fd, buf, sizeof(buf)) >= 0 || errno != EPERM)
+		return 13;
+	if (try_ioctl(fd, HMTT_IOC_SET_PROBES, &p) != EPERM)
+		return 14;
+	close(fd);
+	return 0;
+}
+
+/* errors: each refused request has its errno. */
+static int cmd_errors(void)
+{
+	struct hmtt_status st;
+	struct hmtt_tag tag = { 0 };
+	struct hmtt_probes pr = { 0 };
+	struct hmtt_pid pid = { 0 };
+	struct hmtt_printk_arg pa = { 0 };
+	struct hmtt_cache cc = { 0 };
+	char big[1024] = { 0 };
+	int fd = open(HMTT_DEVICE, O_RDWR);
+
+	if (fd < 0) {
+		report("errno_open_root", 0, "open=%s", errname(errno));
+		return 1;
+	}
+	ioctl(fd, HMTT_IOC_STATUS, &st);
+	expect("mmap_whole", try_mmap(fd, st.size, 0, PROT_READ, MAP_SHARED), 0);
+	expect("mmap_past_end", try_mmap(fd, 4096, (off_t)st.size, PROT_READ, MAP_SHARED), ENXIO);
+	expect("mmap_too_long", try_mmap(fd, st.size + 4096, 0, PROT_READ, MAP_SHARED), ENXIO);
+	expect("mmap_tail_overrun", try_mmap(fd, 8192, (off_t)st.size - 4096, PROT_READ, MAP_SHARED), ENXIO);
+	expect("mmap_private", try_mmap(fd, 4096, 0, PROT_READ, MAP_PRIVATE), EINVAL);
+	expect("mmap_exec", try_mmap(fd, 4096, 0, PROT_READ | PROT_EXEC, MAP_SHARED), EPERM);
+	expect("ioctl_unknown_cmd", try_ioctl(fd, _IO(HMTT_IOC_MAGIC, 0x7f), NULL), ENOTTY);
+	expect("ioctl_foreign_cmd", try_ioctl(fd, _IOR('T', 0x01, int), big), ENOTTY);
+	expect("ioctl_status_badptr", try_ioctl(fd, HMTT_IOC_STATUS, (void *)16), EFAULT);
+	tag.event = HMTT_APP_EVENTS;
+	expect("tag_event_range", try_ioctl(fd, HMTT_IOC_TAG, &tag), EINVAL);
+	tag.event = 0;
+	tag.reserved = 1;
+	expect("tag_reserved", try_ioctl(fd, HMTT_IOC_TAG, &tag), EINVAL);
+	pr.mask = 0x100;
+	expect("probes_unknown_bit", try_ioctl(fd, HMTT_IOC_SET_PROBES, &pr), EINVAL);
+	pid.pid = 0x3fffff00;
+	pid.op = HMTT_PID_ADD;
+	expect("pid_missing", try_ioctl(fd, HMTT_IOC_PID, &pid), ESRCH);
+	pid.pid = 1;
+	pid.op = 9;
+	expect("pid_bad_op", try_ioctl(fd, HMTT_IOC_PID, &pid), EINVAL);
+	pa.data = (uint64_t)(uintptr_t)big;
+	pa.len = 0;
+	expect("printk_empty", try_ioctl(fd, HMTT_IOC_PRINTK, &pa), EINVAL);
+	pa.len = sizeof(big);
+	expect("printk_too_long", try_ioctl(fd, HMTT_IOC_PRINTK, &pa), EMSGSIZE);
+	pa.len = 8;
+	pa.data = 8;
+	expect("printk_badptr", try_ioctl(fd, HMTT_IOC_PRINTK, &pa), EFAULT);
+	cc.disable = 1;
+	expect("cache_not_enabled", try_ioctl(fd, HMTT_IOC_CACHE, &cc), EOPNOTSUPP);
+	expect("read_small_buffer", read(fd, big, 16) < 0 ? errno : 0, EINVAL);
+	close(fd);
+
+	/* Mode 0600 root:root: the VFS refuses others. */
+	expect("open_unprivileged", as_user(1000, 1000, -1, open_errno), EACCES);
+	/* Even if someone opens the mode up, the module wants CAP_SYS_RAWIO. */
+	chmod(HMTT_DEVICE, 0666);
+	expect("open_unprivileged_mode0666", as_user(1000, 1000, -1, open_errno), EPERM);
+	chmod(HMTT_DEVICE, 0600);
+	return failures != 0;
+}
+
+/* group GID: module loaded with group=GID and the node chgrp'ed to it. */
+static int cmd_group(int argc, char **argv)
+{
+	int gid;
+
+	if (argc != 3)
+		return 2;
+	gid = atoi(argv[2]);
+	expect("group_member_open", as_user(1001, 1001, gid, open_errno), 0);
+	expect("group_member_rights", as_user(1001, 1001, gid, member_checks), 0);
+	expect("group_nonmember_open", as_user(1002, 1002, -1, open_errno), EACCES);
+	return failures != 0;
+}
+
+/* ---- log reading ------------------------------------------------------- */
+
+struct log {
+	uint8_t *data;
+	size_t len;
+};
+
+static void log_drain(const struct hmtt_dev *d, struct log *lg)
+{
+	static uint8_t buf[1 << 16];
+	ssize_t n;
+
+	while ((n = hmtt_read_log(d, buf, sizeof(buf))) > 0) {
+		lg->data = realloc(lg->data, lg->len + (size_t)n);
+		memcpy(lg->data + lg->len, buf, (size_t)n);
+		lg->len += (size_t)n;
+	}
+}
+
+#define for_each_rec(h, lg) \
+	for (h = (const struct hmtt_rec_hdr *)(lg)->data; \
+	     (const uint8_t *)h < (lg)->data + (lg)->len; \
+	     h = (const struct hmtt_rec_hdr *)((const uint8_t *)h + h->len))
+
+/* ---- page-map oracle --------------------------------------------------- */
+
+/* pagemap N: a child touches N pages; its logged <vpage, ppage> vs pagemap. */
+static int cmd_pagemap(int argc, char **argv)
+{
+	const struct hmtt_rec_hdr *h;
+	struct log lg = { 0 };
+	struct hmtt_dev d;
+	int go[2], ready[2];
+	uint64_t n, region = 0, i, logged = 0, matched = 0, mismatched = 0;
+	uint64_t gone = 0, missing = 0, pte_bad = 0, in_region = 0;
+	uint64_t *last;
+	pid_t child;
+
+	if (argc != 3)
+		return 2;
+	n = strtoull(argv[2], NULL, 0);
+	if (hmtt_open(&d, NULL, (size_t)-1))
+		return 1;
+	log_drain(&d, &lg);
+	lg.len = 0;
+	if (pipe(go) || pipe(ready))
+		return 1;
+	child = fork();
+	if (child == 0) {
+		char c;
+		uint8_t *p = mmap(NULL, n * 4096, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		madvise(p, n * 4096, MADV_NOHUGEPAGE);
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		for (i = 0; i < n; i++)
+			p[i * 4096] = (uint8_t)i;
+		region = (uint64_t)(uintptr_t)p;
+		if (write(ready[1], &region, sizeof(region)) != sizeof(region))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	hmtt_trace_pid(&d, child, HMTT_PID_ADD);
+	hmtt_set_probes(&d, HMTT_PROBE_PTE);
+	if (write(go[1], "g", 1) != 1 ||
+	    read(ready[0], &region, sizeof(region)) != sizeof(region))
+		return 1;
+	hmtt_set_probes(&d, 0);
+	log_drain(&d, &lg);
+
+	/* The last logged ppage of each page of the region. */
+	last = calloc(n, sizeof(*last));
+	for_each_rec(h, &lg) {
+		const struct hmtt_rec_pte *r = (const void *)(h + 1);
+		uint64_t e;
+
+		if (h->type != HMTT_REC_PTE || r->tgid != child)
+			continue;
+		logged++;
+		if ((r->pte_addr & 0xfff) != (r->vpage & 511) * 8)
+			pte_bad++;
+		if (r->vpage >= region / 4096 && r->vpage < region / 4096 + n) {
+			in_region++;
+			last[r->vpage - region / 4096] = r->ppage;
+		}
+		e = pagemap_entry(child, r->vpage * 4096);
+		if (!(e & PM_PRESENT))
+			gone++;
+	}
+	/* Every logged page still mapped: its last ppage must be pagemap's. */
+	for (i = 0; i < n; i++) {
+		uint64_t e = pagemap_entry(child, region + i * 4096);
+
+		if (!last[i])
+			missing++;
+		else if ((e & PM_PRESENT) && PM_PFN(e) == last[i])
+			matched++;
+		else
+			mismatched++;
+	}
+	{
+		/* Pages outside the region (stack, libc data) must match too. */
+		uint64_t other_bad = 0;
+
+		for_each_rec(h, &lg) {
+			const struct hmtt_rec_pte *r = (const void *)(h + 1);
+			const struct hmtt_rec_hdr *h2;
+			uint64_t e, final = r->ppage;
+
+			if (h->type != HMTT_REC_PTE || r->tgid != child)
+				continue;
+			for_each_rec(h2, &lg) {
+				const struct hmtt_rec_pte *r2 = (const void *)(h2 + 1);
+
+				if (h2->type == HMTT_REC_PTE && r2->tgid == child &&
+				    r2->vpage == r->vpage && h2->seq > h->seq)
+					final = r2->ppage;
+			}
+			e = pagemap_entry(child, r->vpage * 4096);
+			if ((e & PM_PRESENT) && PM_PFN(e) != final)
+				other_bad++;
+		}
+		report("pagemap_oracle",
+		       n && matched == n && !missing && !mismatched && !other_bad && !pte_bad,
+		       "touched=%" PRIu64 " logged=%" PRIu64 " in_region=%" PRIu64
+		       " matched=%" PRIu64 " missing=%" PRIu64 " mismatched=%" PRIu64
+		       " other_mismatched=%" PRIu64 " unmapped_since=%" PRIu64
+		       " pte_addr_bad=%" PRIu64,
+		       n, logged, in_region, matched, missing, mismatched,
+		       other_bad, gone, pte_bad);
+	}
+	{
+		/* Print a few records the way the docs show them. */
+		int shown = 0;
+
+		for_each_rec(h, &lg) {
+			const struct hmtt_rec_pte *r = (const void *)(h + 1);
+
+			if (h->type != HMTT_REC_PTE || r->tgid != child ||
+			    r->vpage < region / 4096 || shown++ >= 3)
+				continue;
+			printf("pte seq=%" PRIu64 " pid=%d vpage=0x%" PRIx64
+			       " ppage=0x%" PRIx64 " pte=0x%" PRIx64 "\n",
+			       (uint64_t)h->seq, r->pid, (uint64_t)r->vpage,
+			       (uint64_t)r->ppage, (uint64_t)r->pte_addr);
+		}
+	}
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	hmtt_trace_pid(&d, 0, HMTT_PID_CLEAR);
+	free(last);
+	free(lg.data);
+	hmtt_close(&d);
+	return failures != 0;
+}
+
+/* ---- DMA oracle -------------------------------------------------------- */
+
+static uint64_t sectors_read(const char *disk)
+{
+	char path[128];
+	unsigned long long rd_ios, rd_merges, rd_sectors;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/block/%s/stat", disk);
+	f = fopen(path, "r");
+	if (!f || fscanf(f, "%llu %llu %llu", &rd_ios, &rd_merges, &rd_sectors) != 3)
+		rd_sectors = 0;
+	if (f)
+		fclose(f);
+	return rd_sectors;
+}
+
+/* dma DISK BYTES: read BYTES of /dev/DISK with O_DIRECT, sum the DMA log. */
+static int cmd_dma(int argc, char **argv)
+{
+	const struct hmtt_rec_hdr *h;
+	struct log lg = { 0 };
+	struct hmtt_dev d;
+	char path[128], link[PATH_MAX], dev[64] = "";
+	uint64_t bytes, got = 0, s0, s1, data = 0, status = 0, other = 0;
+	uint64_t maps = 0, unmaps = 0, unmatched = 0, to_dev = 0;
+	void *buf;
+	char *slash;
+	int fd;
+
+	if (argc != 4)
+		return 2;
+	bytes = strtoull(argv[3], NULL, 0);
+	/* The DMA device of a virtio disk is the PCI function above virtioN. */
+	snprintf(path, sizeof(path), "/sys/block/%s/device", argv[2]);
+	if (!realpath(path, link))
+		return 1;
+	slash = strrchr(link, '/');
+	*slash = 0;
+	snprintf(dev, sizeof(dev), "%s", strrchr(link, '/') + 1);
+
+	if (hmtt_open(&d, NULL, (size_t)-1))
+		return 1;
+	log_drain(&d, &lg);
+	lg.len = 0;
+	snprintf(path, sizeof(path), "/dev/%s", argv[2]);
+	fd = open(path, O_RDONLY | O_DIRECT);
+	if (fd < 0 || posix_memalign(&buf, 4096, 1 << 20))
+		return 1;
+	s0 = sectors_read(argv[2]);
+	hmtt_set_probes(&d, HMTT_PROBE_DMA);
+	while (got < bytes) {
+		ssize_t n = read(fd, buf, (size_t)(bytes - got < (1 << 20) ? bytes - got : (1 << 20)));
+
+		if (n <= 0)
+			break;
+		got += (uint64_t)n;
+	}
+	hmtt_set_probes(&d, 0);
+	s1 = sectors_read(argv[2]);
+	close(fd);
+	log_drain(&d, &lg);
+
+	for_each_rec(h, &lg) {
+		const struct hmtt_rec_dma *r = (const void *)(h + 1);
+		const struct hmtt_rec_hdr *h2;
+		int found = 0;
+
+		if (h->type != HMTT_REC_DMA || strcmp(r->dev, dev))
+			continue;
+		if (r->op == HMTT_DMA_UNMAP) {
+			unmaps++;
+			continue;
+		}
+		maps++;
+		if (r->dir == 2 && r->size >= 512)
+			data += r->size;
+		else if (r->dir == 2 && r->size == 1)
+			status++;
+		else if (r->dir == 1)
+			to_dev++;
+		else
+			other++;
+		for_each_rec(h2, &lg) {
+			const struct hmtt_rec_dma *u = (const void *)(h2 + 1);
+
+			if (h2->type == HMTT_REC_DMA && h2->seq > h->seq &&
+			    u->op == HMTT_DMA_UNMAP && u->dma_addr == r->dma_addr &&
+			    u->size == r->size && u->dir == r->dir &&
+			    u->phys == r->phys && !strcmp(u->dev, r->dev)) {
+				found = 1;
+				break;
+			}
+		}
+		if (!found)
+			unmatched++;
+	}
+	report("dma_sum", got == bytes && data == bytes && (s1 - s0) * 512 == bytes &&
+	       maps == unmaps && !unmatched && !other && status > 0,
+	       "dev=%s read=%" PRIu64 " block_stat_bytes=%" PRIu64 " dma_from_device_data=%" PRIu64
+	       " status_maps=%" PRIu64 " to_device_maps=%" PRIu64 " other=%" PRIu64
+	       " maps=%" PRIu64 " unmaps=%" PRIu64 " map_without_unmap=%" PRIu64,
+	       dev, got, (s1 - s0) * 512, data, status, to_dev, other, maps, unmaps,
+	       unmatched);
+	{
+		int shown = 0;
+
+		for_each_rec(h, &lg) {
+			const struct hmtt_rec_dma *r = (const void *)(h + 1);
+
+			if (h->type != HMTT_REC_DMA || shown++ >= 6)
+				continue;
+			printf("dma seq=%" PRIu64 " dev=%s %s phys=0x%" PRIx64
+			       " size=%" PRIu64 " dir=%u\n", (uint64_t)h->seq, r->dev,
+			       r->op == HMTT_DMA_MAP ? "map" : "unmap",
+			       (uint64_t)r->phys, (uint64_t)r->size, r->dir);
+		}
+	}
+	free(lg.data);
+	hmtt_close(&d);
+	return failures != 0;
+}
+
+/* ---- hmtt_printk from every CPU ----------------------------------------- */
+
+struct payload {
+	uint32_t writer;
+	uint32_t index;
+	uint8_t fill[192];
+};
+
+static uint32_t payload_len(uint32_t writer, uint32_t index)
+{
+	return 8 + (writer * 7 + index * 13) % 185;
+}
+
+static void payload_make(struct payload *p, uint32_t writer, uint32_t index)
+{
+	uint32_t i;
+
+	p->writer = writer;
+	p->index = index;
+	for (i = 0; i < sizeof(p->fill); i++)
+		p->fill[i] = (uint8_t)(writer * 31 + index * 17 + i);
+}
+
+/* Each writer pinned to one CPU writes m records; returns its ENOSPC count. */
+static uint32_t writer_run(uint32_t writer, uint32_t m, int cpu)
+{
+	struct hmtt_dev d;
+	struct payload p;
+	cpu_set_t set;
+	uint32_t i, full = 0;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	if (hmtt_open(&d, NULL, (size_t)-1))
+		_exit(255);
+	for (i = 0; i < m; i++) {
+		payload_make(&p, writer, i);
+		if (hmtt_log_user(&d, &p, payload_len(writer, i)) == -ENOSPC)
+			full++;
+	}
+	hmtt_close(&d);
+	return full;
+}
+
+/*
+ * printk WRITERS_PER_CPU M DRAIN: writers on every CPU at once; with DRAIN=0
+ * nobody reads until they finish (the buffers fill), with DRAIN=1 the
+ * parent reads concurrently. Checks every record and the exact loss count.
+ */
+static int cmd_printk(int argc, char **argv)
+{
+	const struct hmtt_rec_hdr *h;
+	struct hmtt_status st0, st1;
+	struct log lg = { 0 };
+	struct hmtt_dev d;
+	uint32_t per_cpu, m, writers, w, full_total = 0, torn = 0, dup = 0;
+	uint32_t *seen_count;
+	uint8_t *seen;
+	uint64_t received = 0, min_seq = UINT64_MAX, max_seq = 0;
+	uint64_t seq_before = 0, seq_after = 0;
+	int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN), drain, pfd[2], alive;
+	char name[32];
+
+	if (argc != 5)
+		return 2;
+	per_cpu = (uint32_t)atoi(argv[2]);
+	m = (uint32_t)atoi(argv[3]);
+	drain = atoi(argv[4]);
+	writers = per_cpu * (uint32_t)ncpu;
+	if (hmtt_open(&d, NULL, (size_t)-1) || pipe(pfd))
+		return 1;
+	log_drain(&d, &lg);
+	lg.len = 0;
+	/* Tags around the run bound the sequence ids the writers consume. */
+	hmtt_tag(&d, 0, 0xb0);
+	hmtt_status(&d, &st0);
+	if (drain)
+		fcntl(pfd[0], F_SETFL, O_NONBLOCK);
+	for (w = 0; w < writers; w++) {
+		if (fork() == 0) {
+			uint32_t full = writer_run(w, m, (int)(w % (uint32_t)ncpu));
+
+			if (write(pfd[1], &full, sizeof(full)) != sizeof(full))
+				_exit(1);
+			_exit(0);
+		}
+	}
+	close(pfd[1]);
+	alive = (int)writers;
+	while (alive > 0) {
+		uint32_t full;
+		ssize_t n;
+
+		if (drain)
+			log_drain(&d, &lg);
+		n = read(pfd[0], &full, sizeof(full));
+		if (n == sizeof(full)) {
+			full_total += full;
+			alive--;
+		} else if (n < 0 && errno == EAGAIN) {
+			usleep(200);
+		} else {
+			break;
+		}
+	}
+	while (wait(NULL) > 0)
+		;
+	log_drain(&d, &lg);
+	hmtt_status(&d, &st1);
+	hmtt_tag(&d, 0, 0xe0);
+	log_drain(&d, &lg);
+
+	seen = calloc((size_t)writers * m, 1);
+	seen_count = calloc(writers, sizeof(*seen_count));
+	for_each_rec(h, &lg) {
+		const struct payload *p = (const void *)(h + 1);
+		struct payload want;
+		uint32_t len;
+
+		if (h->type == HMTT_REC_TAG) {
+			const struct hmtt_rec_tag *t = (const void *)(h + 1);
+
+			if (t->value == 0xb0 && t->pid == getpid())
+				seq_before = h->seq;
+			if (t->value == 0xe0 && t->pid == getpid())
+				seq_after = h->seq;
+		}
+		if (h->type != HMTT_REC_USER)
+			continue;
+		received++;
+		if (h->seq < min_seq)
+			min_seq = h->seq;
+		if (h->seq > max_seq)
+			max_seq = h->seq;
+		if (p->writer >= writers || p->index >= m) {
+			torn++;
+			continue;
+		}
+		len = payload_len(p->writer, p->index);
+		payload_make(&want, p->writer, p->index);
+		if (h->len != ((sizeof(*h) + len + 7) & ~7U) ||
+		    memcmp(p, &want, len))
+			torn++;
+		if (seen[(size_t)p->writer * m + p->index]++)
+			dup++;
+		seen_count[p->writer]++;
+	}
+	snprintf(name, sizeof(name), "printk_%s", drain ? "concurrent" : "full");
+	report(name,
+	       !torn && !dup && received + full_total == (uint64_t)writers * m &&
+	       st1.lost - st0.lost == full_total &&
+	       st1.logged - st0.logged == received &&
+	       seq_after - seq_before - 1 == (uint64_t)writers * m &&
+	       min_seq > seq_before && max_seq < seq_after &&
+	       (drain || full_total > 0),
+	       "cpus=%d writers=%u offered=%" PRIu64 " received=%" PRIu64
+	       " enospc_seen_by_writers=%u module_lost=%" PRIu64
+	       " module_logged=%" PRIu64 " torn=%u duplicated=%u seq_ids_between_tags=%" PRIu64,
+	       ncpu, writers, (uint64_t)writers * m, received, full_total,
+	       (uint64_t)(st1.lost - st0.lost), (uint64_t)(st1.logged - st0.logged),
+	       torn, dup, seq_after - seq_before - 1);
+	free(seen);
+	free(seen_count);
+	free(lg.data);
+	hmtt_close(&d);
+	return failures != 0;
+}
+
+/* ---- syscalls and context switches -------------------------------------- */
+
+/* probes: the syscall probe logs only traced pids; sched logs switches. */
+static int cmd_probes(void)
+{
+	const struct hmtt_rec_hdr *h;
+	struct log lg = { 0 };
+	struct hmtt_dev d;
+	uint64_t enter = 0, exit_ = 0, foreign = 0, sched = 0, getppid_pairs = 0;
+	int i;
+
+	if (hmtt_open(&d, NULL, (size_t)-1))
+		return 1;
+	log_drain(&d, &lg);
+	lg.len = 0;
+	hmtt_trace_pid(&d, 0, HMTT_PID_ADD);
+	hmtt_set_probes(&d, HMTT_PROBE_SYSCALL | HMTT_PROBE_SCHED);
+	for (i = 0; i < 50; i++)
+		syscall(SYS_getppid);
+	usleep(20000);
+	hmtt_set_probes(&d, 0);
+	hmtt_trace_pid(&d, 0, HMTT_PID_CLEAR);
+	log_drain(&d, &lg);
+	for_each_rec(h, &lg) {
+		const struct hmtt_rec_syscall *r = (const void *)(h + 1);
+
+		if (h->type == HMTT_REC_SCHED)
+			sched++;
+		if (h->type != HMTT_REC_SYSCALL)
+			continue;
+		if (r->tgid != getpid())
+			foreign++;
+		if (r->dir == HMTT_SYSCALL_ENTER)
+			enter++;
+		else
+			exit_++;
+		if (r->nr == SYS_getppid && r->dir == HMTT_SYSCALL_EXIT &&
+		    r->ret == getppid())
+			getppid_pairs++;
+	}
+	report("probe_syscall", getppid_pairs == 50 && !foreign && enter >= 50 &&
+	       exit_ >= 50, "getppid_exits=%" PRIu64 " enter=%" PRIu64 " exit=%" PRIu64
+	       " other_pids=%" PRIu64, getppid_pairs, enter, exit_, foreign);
+	report("probe_sched", sched > 0, "switches=%" PRIu64, sched);
+	free(lg.data);
+	hmtt_close(&d);
+	return failures != 0;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc < 2)
+		return 2;
+	if (!strcmp(argv[1], "cycles"))
+		return cmd_cycles(argc, argv);
+	if (!strncmp(argv[1], "modload", 7) || !strncmp(argv[1], "load_", 5))
+		return cmd_modload(argc, argv);
+	if (!strcmp(argv[1], "icode"))
+		return cmd_icode();
+	if (!strcmp(argv[1], "errors"))
+		return cmd_errors();
+	if (!strcmp(argv[1], "group"))
+		return cmd_group(argc, argv);
+	if (!strcmp(argv[1], "pagemap"))
+		return cmd_pagemap(argc, argv);
+	if (!strcmp(argv[1], "dma"))
+		return cmd_dma(argc, argv);
+	if (!strcmp(argv[1], "printk"))
+		return cmd_printk(argc, argv);
+	if (!strcmp(argv[1], "probes"))
+		return cmd_probes();
+	fprintf(stderr, "hmtt-ktest: unknown check %s\n", argv[1]);
+	return 2;
+}

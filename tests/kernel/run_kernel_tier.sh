@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# The kernel tier: builds hmtt.ko against Debian's kernel headers, a static
+# busybox initramfs with the test programs, boots Debian's kernel under QEMU
+# (TCG) with memmap= reserving the HMTT configuration space, and checks the
+# "HMTT-TEST <check> PASS|FAIL" lines the guest prints.
+#
+# usage: run_kernel_tier.sh SOURCE_DIR WORK_DIR
+# env:   HMTT_KVER (default: the newest /usr/src/linux-headers-*-amd64)
+#        HMTT_QEMU_TIMEOUT (seconds, default 900)
+set -euo pipefail
+src=$(cd "$1" && pwd)
+work=$2
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+t0=$(date +%s)
+say() { echo "kernel-tier: $* (+$(( $(date +%s) - t0 ))s)"; }
+die() { echo "kernel-tier: FAIL: $*" >&2; exit 1; }
+
+for tool in qemu-system-x86_64 cpio gzip gcc make dpkg-deb /sbin/modinfo; do
+	command -v "$tool" >/dev/null || die "$tool missing: run scripts/deps.sh all"
+done
+[ -x /bin/busybox ] || die "busybox-static missing: run scripts/deps.sh all"
+
+# 1. Headers and the matching kernel image.
+if [ -z "${HMTT_KVER:-}" ]; then
+	hdr=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1 || true)
+	[ -n "$hdr" ] || die "no /usr/src/linux-headers-*-amd64: run scripts/deps.sh all"
+	HMTT_KVER=${hdr#/usr/src/linux-headers-}
+fi
+hdr=/usr/src/linux-headers-$HMTT_KVER
+[ -d "$hdr" ] || die "$hdr missing"
+cache=$work/cache
+mkdir -p "$cache"
+img=$cache/linux-image-$HMTT_KVER
+if [ ! -f "$img/boot/vmlinuz-$HMTT_KVER" ]; then
+	say "fetching linux-image-$HMTT_KVER with apt-get download"
+	(cd "$cache" && rm -f linux-image-"$HMTT_KVER"_*.deb &&
+		apt-get download -q "linux-image-$HMTT_KVER" >/dev/null 2>"$cache/apt.err") \
+		|| die "apt-get download linux-image-$HMTT_KVER failed: $(cat "$cache/apt.err")"
+	rm -rf "$img.tmp" && dpkg-deb -x "$cache"/linux-image-"$HMTT_KVER"_*.deb "$img.tmp"
+	mv "$img.tmp" "$img"
+fi
+kmods=$img/lib/modules/$HMTT_KVER/kernel
+say "kernel $HMTT_KVER"
+
+# 2. The module, with the kernel's extra warnings, as errors.
+mod=$work/module
+rm -rf "$mod" && mkdir -p "$mod"
+cp -r "$src"/kernel-module/. "$mod"/
+make -s -C "$hdr" M="$mod" W=1 modules >"$work/module-build.log" 2>&1 \
+	|| { cat "$work/module-build.log"; die "hmtt.ko does not build"; }
+if grep -q 'warning:' "$work/module-build.log"; then
+	cat "$work/module-build.log"; die "hmtt.ko builds with warnings"
+fi
+say "hmtt.ko built (W=1, no warnings)"
+
+# 3. Static test programs and the initramfs.
+root=$work/initramfs
+rm -rf "$root" && mkdir -p "$root"/{bin,dev,proc,sys,tmp,lib/modules}
+inc=(-I "$src/kernel-module/include/uapi" -I "$src/driver/include")
+cflags=(-static -O2 -Wall -Wextra -Werror -Wno-unused-parameter)
+gcc "${cflags[@]}" "${inc[@]}" -o "$root/bin/hmtt-ktest" \
+	"$src/tests/kernel/guest/hmtt_ktest.c" "$src/driver/libhmtt/libhmtt.c"
+gcc "${cflags[@]}" "${inc[@]}" -o "$root/bin/hmttctl" \
+	"$src/driver/hmttctl/hmttctl.c" "$src/driver/libhmtt/libhmtt.c"
+cp /bin/busybox "$root/bin/busybox"
+cp "$src/tests/kernel/guest/init.sh" "$root/init"
+cp "$mod/hmtt.ko" "$root/lib/modules/"
+# virtio_blk and what it needs, in dependency order (the package has no
+# modules.dep; modinfo reads the dependencies from each .ko).
+order=()
+add_module() {
+	local name=$1 f dep
+	for dep in "${order[@]}"; do [ "$dep" = "$name" ] && return 0; done
+	f=$(find "$kmods" -name "$name.ko*" | head -n 1)
+	[ -n "$f" ] || die "module $name not in linux-image-$HMTT_KVER"
+	for dep in $(/sbin/modinfo -F depends "$f" | tr ',' ' '); do add_module "$dep"; done
+	order+=("$name")
+	case $f in
+	*.xz) xz -dc "$f" >"$root/lib/modules/$name.ko" ;;
+	*.zst) zstd -qdc "$f" >"$root/lib/modules/$name.ko" ;;
+	*) cp "$f" "$root/lib/modules/$name.ko" ;;
+	esac
+}
+add_module virtio_pci
+add_module virtio_blk
+echo "${order[@]}" >"$root/lib/modules/order"
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initramfs.cpio.gz"
+
+# 4. A virtio disk with known content.
+disk_bytes=$((8 << 20))
+head -c "$disk_bytes" /dev/urandom >"$work/disk.img"
+md5=$(md5sum "$work/disk.img" | cut -d' ' -f1)
+say "initramfs and disk ready"
+
+# 5. Boot. 512 MiB of RAM; the top 32 MiB..24 MiB reserved as config space.
+base=0x1e000000
+size=0x800000
+console=$work/console.log
+say "booting under QEMU/TCG (2 vCPUs)"
+timeout "${HMTT_QEMU_TIMEOUT:-900}" qemu-system-x86_64 \
+	-machine q35 -accel tcg,thread=multi -cpu max -smp 2 -m 512M \
+	-nographic -no-reboot -monitor none \
+	-kernel "$img/boot/vmlinuz-$HMTT_KVER" -initrd "$work/initramfs.cpio.gz" \
+	-append "console=ttyS0 loglevel=1 panic=-1 memmap=8M\$$base ktest_base=$base ktest_size=$size ktest_md5=$md5 ktest_disk_bytes=$disk_bytes" \
+	-drive file="$work/disk.img",if=none,id=d0,format=raw \
+	-device virtio-blk-pci,drive=d0,iommu_platform=on,disable-legacy=on \
+	</dev/null >"$console" 2>&1 || say "qemu exited with status $?"
+tr -d '\r' <"$console" >"$console.txt"
+say "guest finished"
+
+# 6. Verdict: every expected check present and passing.
+grep -E '^HMTT-(TEST|STEP)' "$console.txt" || true
+expected="load_no_reservation load_partly_ram load_nothing_there load_overlap_in_use
+load_unaligned load_too_small load_unload icode_open icode_mapping icode_uncached icode_tags
+errno_mmap_whole errno_mmap_past_end errno_mmap_too_long errno_mmap_tail_overrun
+errno_mmap_private errno_mmap_exec errno_ioctl_unknown_cmd errno_ioctl_foreign_cmd
+errno_ioctl_status_badptr errno_tag_event_range errno_tag_reserved errno_probes_unknown_bit
+errno_pid_missing errno_pid_bad_op errno_printk_empty errno_printk_too_long
+errno_printk_badptr errno_cache_not_enabled errno_read_small_buffer errno_open_unprivileged
+errno_open_unprivileged_mode0666 probe_syscall probe_sched pagemap_oracle dma_sum disk_content
+printk_full printk_concurrent errno_group_member_open errno_group_member_rights
+errno_group_nonmember_open dmesg_clean"
+bad=0
+for c in $expected; do
+	if ! grep -q "^HMTT-TEST $c PASS" "$console.txt"; then
+		echo "kernel-tier: check $c did not pass: $(grep "^HMTT-TEST $c " "$console.txt" || echo missing)"
+		bad=1
+	fi
+done
+if grep -q '^HMTT-TEST .* FAIL' "$console.txt"; then
+	grep '^HMTT-TEST .* FAIL' "$console.txt"
+	bad=1
+fi
+grep -q '^HMTT-TIER-DONE' "$console.txt" || { echo "kernel-tier: guest did not finish (see $console.txt)"; bad=1; }
+[ $bad = 0 ] || die "see $console.txt"
+say "all $(echo $expected | wc -w) checks passed"
