@@ -9,6 +9,9 @@
  *            traced thread group, the page-table entry of the faulting
  *            address is read and logged as <pid, vpage, ppage, pte addr>
  *            (first touches, copy-on-write and swap-in all end here);
+ *            kprobe on page_remove_rmap: a page of a traced thread group
+ *            unmapped by that group (munmap, mremap, exit) is logged as
+ *            <pid, vpage, ppage> with op HMTT_PTE_UNMAP;
  *   dma      kretprobes/kprobes on dma_map_page_attrs, dma_unmap_page_attrs,
  *            dma_map_sg_attrs, dma_map_sgtable and dma_unmap_sg_attrs.
  * Each record goes through hmtt_log(), which references the configuration
@@ -18,7 +21,9 @@
 #include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
 #include <linux/kprobes.h>
+#include <linux/hugetlb.h>
 #include <linux/mm.h>
+#include <linux/pagemap.h>
 #include <linux/mutex.h>
 #include <linux/ptrace.h>
 #include <linux/scatterlist.h>
@@ -218,6 +223,39 @@ static int fault_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 }
 
 static struct kretprobe fault_probe;
+
+/*
+ * page_remove_rmap(page, vma, compound): the caller holds the page-table
+ * lock and has cleared the entry. The virtual address follows from the
+ * page's index in its mapping, as vma_address() computes it.
+ */
+static int unmap_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	struct page *page = (struct page *)regs_get_kernel_argument(regs, 0);
+	struct vm_area_struct *vma;
+	struct hmtt_rec_pte rec = {};
+	unsigned long addr;
+
+	vma = (struct vm_area_struct *)regs_get_kernel_argument(regs, 1);
+	if (!current->mm || vma->vm_mm != current->mm ||
+	    !hmtt_pid_traced(current->tgid) || is_vm_hugetlb_page(vma))
+		return 0;
+	addr = vma->vm_start +
+	       ((page_to_index(page) - vma->vm_pgoff) << PAGE_SHIFT);
+	if (addr < vma->vm_start || addr >= vma->vm_end)
+		return 0;	/* KSM or a remapped file page: not derivable */
+	rec.pid = current->pid;
+	rec.tgid = current->tgid;
+	rec.op = HMTT_PTE_UNMAP;
+	if (regs_get_kernel_argument(regs, 2))
+		rec.fault_flags = HMTT_PTE_HUGE;
+	rec.vpage = addr >> PAGE_SHIFT;
+	rec.ppage = page_to_pfn(page);
+	hmtt_log(HMTT_REC_PTE, &rec, sizeof(rec));
+	return 0;
+}
+
+static struct kprobe unmap_probe;
 
 /* ---- DMA ------------------------------------------------------------- */
 
@@ -452,9 +490,16 @@ static int probe_on(u32 bit)
 						    probe_sys_enter, NULL);
 		return ret;
 	case HMTT_PROBE_PTE:
-		return kret_register(&fault_probe, "handle_mm_fault",
-				     fault_entry, fault_return,
-				     sizeof(struct hmtt_fault));
+		ret = kret_register(&fault_probe, "handle_mm_fault",
+				    fault_entry, fault_return,
+				    sizeof(struct hmtt_fault));
+		if (ret)
+			return ret;
+		ret = kprobe_register(&unmap_probe, "page_remove_rmap",
+				      unmap_pre);
+		if (ret)
+			unregister_kretprobe(&fault_probe);
+		return ret;
 	case HMTT_PROBE_DMA:
 		return dma_probes_on();
 	}
@@ -474,6 +519,7 @@ static void probe_off(u32 bit)
 					    NULL);
 		break;
 	case HMTT_PROBE_PTE:
+		unregister_kprobe(&unmap_probe);
 		unregister_kretprobe(&fault_probe);
 		break;
 	case HMTT_PROBE_DMA:

@@ -480,6 +480,12 @@ static int cmd_pagemap(int argc, char **argv)
 		region = (uint64_t)(uintptr_t)p;
 		if (write(ready[1], &region, sizeof(region)) != sizeof(region))
 			_exit(1);
+		/* Second step: unmap the upper half. */
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		munmap(p + n / 2 * 4096, (n - n / 2) * 4096);
+		if (write(ready[1], &region, sizeof(region)) != sizeof(region))
+			_exit(1);
 		pause();
 		_exit(0);
 	}
@@ -488,7 +494,6 @@ static int cmd_pagemap(int argc, char **argv)
 	if (write(go[1], "g", 1) != 1 ||
 	    read(ready[0], &region, sizeof(region)) != sizeof(region))
 		return 1;
-	hmtt_set_probes(&d, 0);
 	log_drain(&d, &lg);
 
 	/* The last logged ppage of each page of the region. */
@@ -497,7 +502,7 @@ static int cmd_pagemap(int argc, char **argv)
 		const struct hmtt_rec_pte *r = (const void *)(h + 1);
 		uint64_t e;
 
-		if (h->type != HMTT_REC_PTE || r->tgid != child)
+		if (h->type != HMTT_REC_PTE || r->tgid != child || r->op != HMTT_PTE_MAP)
 			continue;
 		logged++;
 		if ((r->pte_addr & 0xfff) != (r->vpage & 511) * 8)
@@ -530,7 +535,8 @@ static int cmd_pagemap(int argc, char **argv)
 			const struct hmtt_rec_hdr *h2;
 			uint64_t e, final = r->ppage;
 
-			if (h->type != HMTT_REC_PTE || r->tgid != child)
+			if (h->type != HMTT_REC_PTE || r->tgid != child ||
+			    r->op != HMTT_PTE_MAP)
 				continue;
 			for_each_rec(h2, &lg) {
 				const struct hmtt_rec_pte *r2 = (const void *)(h2 + 1);
@@ -567,6 +573,43 @@ static int cmd_pagemap(int argc, char **argv)
 			       (uint64_t)h->seq, r->pid, (uint64_t)r->vpage,
 			       (uint64_t)r->ppage, (uint64_t)r->pte_addr);
 		}
+	}
+	{
+		/* munmap of the upper half: one UNMAP per page, with its ppage. */
+		uint64_t unmapped = 0, wrong = 0, lower = 0, still = 0;
+		size_t mapped_len = lg.len;
+
+		if (write(go[1], "u", 1) != 1 ||
+		    read(ready[0], &region, sizeof(region)) != sizeof(region))
+			return 1;
+		hmtt_set_probes(&d, 0);
+		log_drain(&d, &lg);
+		for (h = (const void *)(lg.data + mapped_len);
+		     (const uint8_t *)h < lg.data + lg.len;
+		     h = (const void *)((const uint8_t *)h + h->len)) {
+			const struct hmtt_rec_pte *r = (const void *)(h + 1);
+			uint64_t i2;
+
+			if (h->type != HMTT_REC_PTE || r->tgid != child ||
+			    r->op != HMTT_PTE_UNMAP ||
+			    r->vpage < region / 4096 || r->vpage >= region / 4096 + n)
+				continue;
+			i2 = r->vpage - region / 4096;
+			if (i2 < n / 2)
+				lower++;
+			else if (r->ppage == last[i2])
+				unmapped++;
+			else
+				wrong++;
+		}
+		for (i = n / 2; i < n; i++)
+			if (pagemap_entry(child, region + i * 4096) & PM_PRESENT)
+				still++;
+		report("pagemap_unmap",
+		       unmapped == n - n / 2 && !wrong && !lower && !still,
+		       "munmapped=%" PRIu64 " unmap_records=%" PRIu64
+		       " wrong_ppage=%" PRIu64 " unmaps_of_kept_pages=%" PRIu64
+		       " still_present=%" PRIu64, n - n / 2, unmapped, wrong, lower, still);
 	}
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);

@@ -54,12 +54,13 @@ struct SyscallRecord {
   std::uint64_t args[3] = {0, 0, 0};  // entry only
 };
 
-// <seq, pid, virt page, phys page, pte addr>: a fault installed vpage -> ppage.
+// <seq, pid, virt page, phys page, pte addr>: op 1, a fault installed
+// vpage -> ppage; op 2, the mapping was removed (pte_addr 0).
 struct PageMapRecord {
   LogHeader header;
   std::int32_t pid = 0, tgid = 0;
   std::uint32_t op = 1;
-  std::uint32_t fault_flags = 0;
+  std::uint32_t fault_flags = 0;  // bit 31: transparent huge page
   std::uint64_t vpage = 0;     // virtual address >> 12
   std::uint64_t ppage = 0;     // page frame number
   std::uint64_t pte_addr = 0;  // physical address of the page-table entry
