@@ -912,6 +912,115 @@ static int cmd_printk(int argc, char **argv)
 	return failures != 0;
 }
 
+static unsigned long read_param(const char *module, const char *name)
+{
+	char path[128];
+	unsigned long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/%s/parameters/%s", module, name);
+	f = fopen(path, "r");
+	if (!f || fscanf(f, "%lu", &v) != 1)
+		v = ULONG_MAX;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/*
+ * kprintk MODULE COUNT IPIS: load hmtt_stress.ko, which calls hmtt_printk()
+ * from a kthread on every CPU and from interrupts on every CPU at once, then
+ * check every record and the loss count.
+ */
+static int cmd_kprintk(int argc, char **argv)
+{
+	const struct hmtt_rec_hdr *h;
+	struct hmtt_status st0, st1;
+	struct log lg = { 0 };
+	struct hmtt_dev d;
+	char params[64];
+	uint32_t count, ipis, writers, torn = 0, dup = 0, ncpu;
+	uint64_t received = 0, seq_before = 0, seq_after = 0, offered, refused;
+	uint64_t from_irq = 0, min_seq = UINT64_MAX, max_seq = 0;
+	uint8_t *seen;
+	int e;
+
+	if (argc != 5)
+		return 2;
+	count = (uint32_t)atoi(argv[3]);
+	ipis = (uint32_t)atoi(argv[4]);
+	ncpu = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
+	writers = 2 * ncpu;
+	if (hmtt_open(&d, NULL, (size_t)-1))
+		return 1;
+	log_drain(&d, &lg);
+	lg.len = 0;
+	hmtt_tag(&d, 0, 0xb1);
+	hmtt_status(&d, &st0);
+	snprintf(params, sizeof(params), "count=%u ipis=%u", count, ipis);
+	e = load_module(argv[2], params);
+	hmtt_status(&d, &st1);
+	offered = read_param("hmtt_stress", "offered");
+	refused = read_param("hmtt_stress", "enospc");
+	unload_module("hmtt_stress");
+	log_drain(&d, &lg);
+	hmtt_tag(&d, 0, 0xe1);
+	log_drain(&d, &lg);
+
+	seen = calloc((size_t)writers * (count > ipis ? count : ipis), 1);
+	for_each_rec(h, &lg) {
+		const struct payload *p = (const void *)(h + 1);
+		struct payload want;
+		uint32_t len, limit;
+
+		if (h->type == HMTT_REC_TAG) {
+			const struct hmtt_rec_tag *t = (const void *)(h + 1);
+
+			if (t->value == 0xb1 && t->pid == getpid())
+				seq_before = h->seq;
+			if (t->value == 0xe1 && t->pid == getpid())
+				seq_after = h->seq;
+		}
+		if (h->type != HMTT_REC_USER)
+			continue;
+		received++;
+		if (h->seq < min_seq)
+			min_seq = h->seq;
+		if (h->seq > max_seq)
+			max_seq = h->seq;
+		limit = p->writer < ncpu ? count : ipis;
+		if (p->writer >= writers || p->index >= limit) {
+			torn++;
+			continue;
+		}
+		if (p->writer >= ncpu)
+			from_irq++;
+		len = payload_len(p->writer, p->index);
+		payload_make(&want, p->writer, p->index);
+		if (h->len != ((sizeof(*h) + len + 7) & ~7U) || memcmp(p, &want, len) ||
+		    (p->writer < ncpu && h->cpu != p->writer) ||
+		    (p->writer >= ncpu && h->cpu != p->writer - ncpu))
+			torn++;
+		if (seen[(size_t)p->writer * (count > ipis ? count : ipis) + p->index]++)
+			dup++;
+	}
+	report("printk_kernel_all_cpus",
+	       !e && !torn && !dup && offered == (uint64_t)ncpu * (count + ipis) &&
+	       received + refused == offered && st1.lost - st0.lost == refused &&
+	       st1.logged - st0.logged == received && refused > 0 && from_irq > 0 &&
+	       seq_after - seq_before - 1 == offered && min_seq > seq_before &&
+	       max_seq < seq_after,
+	       "load=%s cpus=%u offered=%" PRIu64 " received=%" PRIu64 " from_irq=%" PRIu64
+	       " enospc_seen_by_writers=%" PRIu64 " module_lost=%" PRIu64 " torn=%u"
+	       " duplicated=%u seq_ids_between_tags=%" PRIu64,
+	       errname(e), ncpu, offered, received, from_irq, refused,
+	       (uint64_t)(st1.lost - st0.lost), torn, dup, seq_after - seq_before - 1);
+	free(seen);
+	free(lg.data);
+	hmtt_close(&d);
+	return failures != 0;
+}
+
 /* ---- syscalls and context switches -------------------------------------- */
 
 /* probes: the syscall probe logs only traced pids; sched logs switches. */
@@ -982,6 +1091,8 @@ int main(int argc, char **argv)
 		return cmd_dma(argc, argv);
 	if (!strcmp(argv[1], "printk"))
 		return cmd_printk(argc, argv);
+	if (!strcmp(argv[1], "kprintk"))
+		return cmd_kprintk(argc, argv);
 	if (!strcmp(argv[1], "probes"))
 		return cmd_probes();
 	fprintf(stderr, "hmtt-ktest: unknown check %s\n", argv[1]);

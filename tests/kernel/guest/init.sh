@@ -69,6 +69,8 @@ step printk
 insmod $M $P buf_kb=16
 $T printk 2 400 0
 $T printk 2 400 1
+$T kprintk /lib/modules/hmtt_stress.ko 2000 200
+dmesg | grep hmtt_stress
 rmmod hmtt
 
 step group
