@@ -26,6 +26,7 @@
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hmtt/driver/icode.h"
@@ -1021,6 +1022,59 @@ static int cmd_kprintk(int argc, char **argv)
 	return failures != 0;
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* A pointer-chasing walk over 4 MiB; returns seconds. */
+static double walk_time(void)
+{
+	static uint32_t next[1 << 20];
+	uint32_t i, p = 0;
+	double t0;
+
+	for (i = 0; i < (1u << 20); i++)
+		next[i] = (i * 2654435761u + 12345u) & ((1u << 20) - 1);
+	t0 = now_s();
+	for (i = 0; i < (1u << 20); i++)
+		p = next[p];
+	if (p == 0xffffffffu)
+		printf("unreachable\n");
+	return now_s() - t0;
+}
+
+/* cache: module loaded with cache_control=1; CR0.CD off and on again. */
+static int cmd_cache(void)
+{
+	struct hmtt_status a, b, c;
+	struct hmtt_dev d;
+	double t_on, t_off;
+	int e1, e2;
+
+	if (hmtt_open(&d, NULL, (size_t)-1))
+		return 1;
+	t_on = walk_time();
+	e1 = hmtt_cache_disable(&d, 1);
+	hmtt_status(&d, &a);
+	t_off = walk_time();
+	e2 = hmtt_cache_disable(&d, 0);
+	hmtt_status(&d, &b);
+	expect("cache_bad_value", try_ioctl(d.fd, HMTT_IOC_CACHE, &(struct hmtt_cache){ .disable = 2 }), EINVAL);
+	hmtt_status(&d, &c);
+	report("cache_control", !e1 && !e2 && a.cache_control && a.cache_disabled &&
+	       !b.cache_disabled && !c.cache_disabled,
+	       "disable=%s enable=%s disabled_after_off=%u after_on=%u walk_cached=%.4fs"
+	       " walk_uncached=%.4fs ratio=%.2f",
+	       errname(-e1), errname(-e2), a.cache_disabled, b.cache_disabled, t_on, t_off,
+	       t_off / t_on);
+	hmtt_close(&d);
+	return failures != 0;
+}
+
 /* ---- syscalls and context switches -------------------------------------- */
 
 /* probes: the syscall probe logs only traced pids; sched logs switches. */
@@ -1091,6 +1145,8 @@ int main(int argc, char **argv)
 		return cmd_dma(argc, argv);
 	if (!strcmp(argv[1], "printk"))
 		return cmd_printk(argc, argv);
+	if (!strcmp(argv[1], "cache"))
+		return cmd_cache();
 	if (!strcmp(argv[1], "kprintk"))
 		return cmd_kprintk(argc, argv);
 	if (!strcmp(argv[1], "probes"))

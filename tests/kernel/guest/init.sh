@@ -73,6 +73,11 @@ $T kprintk /lib/modules/hmtt_stress.ko 2000 200
 dmesg | grep hmtt_stress
 rmmod hmtt
 
+step cache
+insmod $M $P cache_control=1
+$T cache
+rmmod hmtt
+
 step group
 insmod $M $P group=1000
 chgrp 1000 /dev/hmtt
