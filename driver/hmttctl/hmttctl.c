@@ -166,27 +166,65 @@ static void print_record(const struct hmtt_rec_hdr *h)
 	}
 }
 
+static int by_seq(const void *a, const void *b)
+{
+	const struct hmtt_rec_hdr *x = *(const struct hmtt_rec_hdr *const *)a;
+	const struct hmtt_rec_hdr *y = *(const struct hmtt_rec_hdr *const *)b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * The module hands out records CPU by CPU; text output is sorted by
+ * sequence id (the order the records were logged), raw output is as read.
+ */
 static int cmd_logs(const struct hmtt_dev *d, int raw)
 {
 	static uint8_t buf[1 << 16];
+	const struct hmtt_rec_hdr **recs = NULL;
+	uint8_t *all = NULL;
+	size_t len = 0, n_recs = 0, off, i;
 	ssize_t n;
 
 	while ((n = hmtt_read_log(d, buf, sizeof(buf))) > 0) {
-		size_t off = 0;
+		uint8_t *grown;
 
 		if (raw) {
 			if (fwrite(buf, 1, (size_t)n, stdout) != (size_t)n)
 				return fail("logs: stdout", -EIO);
 			continue;
 		}
-		while (off + sizeof(struct hmtt_rec_hdr) <= (size_t)n) {
-			const struct hmtt_rec_hdr *h = (const void *)(buf + off);
-
-			print_record(h);
-			off += h->len;
+		grown = realloc(all, len + (size_t)n);
+		if (!grown) {
+			free(all);
+			return fail("logs", -ENOMEM);
 		}
+		all = grown;
+		memcpy(all + len, buf, (size_t)n);
+		len += (size_t)n;
 	}
-	return n < 0 ? fail("logs", (int)n) : 0;
+	if (n < 0) {
+		free(all);
+		return fail("logs", (int)n);
+	}
+	for (off = 0; off + sizeof(struct hmtt_rec_hdr) <= len;
+	     off += ((const struct hmtt_rec_hdr *)(all + off))->len)
+		n_recs++;
+	recs = calloc(n_recs ? n_recs : 1, sizeof(*recs));
+	if (!recs) {
+		free(all);
+		return fail("logs", -ENOMEM);
+	}
+	for (off = 0, i = 0; i < n_recs; i++) {
+		recs[i] = (const void *)(all + off);
+		off += recs[i]->len;
+	}
+	qsort(recs, n_recs, sizeof(*recs), by_seq);
+	for (i = 0; i < n_recs; i++)
+		print_record(recs[i]);
+	free(recs);
+	free(all);
+	return 0;
 }
 
 int main(int argc, char **argv)
