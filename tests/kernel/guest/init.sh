@@ -63,6 +63,14 @@ echo "HMTT-TEST disk_content $r md5=$sum want=$ktest_md5"
 /bin/hmttctl tag 7 0xabc
 /bin/hmttctl end
 /bin/hmttctl logs | tail -n 3
+echo "--- syscall probe on this shell ---"
+/bin/hmttctl trace $$
+/bin/hmttctl probes syscall
+read -r up _ < /proc/uptime
+/bin/hmttctl probes none
+/bin/hmttctl untrace all
+/bin/hmttctl logs | head -n 8
+echo "--- end ---"
 rmmod hmtt
 
 step printk
