@@ -4,7 +4,9 @@
 # (TCG) with memmap= reserving the HMTT configuration space, and checks the
 # "HMTT-TEST <check> PASS|FAIL" lines the guest prints.
 #
-# usage: run_kernel_tier.sh SOURCE_DIR WORK_DIR
+# usage: run_kernel_tier.sh SOURCE_DIR WORK_DIR [HMTT_BINARY]
+#        with HMTT_BINARY, the guest's raw log is also decoded on the host
+#        by `hmtt logs` and checked against the module's counters
 # env:   HMTT_KVER (default: the newest /usr/src/linux-headers-*-amd64)
 #        HMTT_QEMU_TIMEOUT (seconds, default 900)
 set -euo pipefail
@@ -142,5 +144,29 @@ if grep -q '^HMTT-TEST .* FAIL' "$console.txt"; then
 	bad=1
 fi
 grep -q '^HMTT-TIER-DONE' "$console.txt" || { echo "kernel-tier: guest did not finish (see $console.txt)"; bad=1; }
+# The guest's raw log through the C++ decoder (hmtt logs), if the caller
+# passed the hmtt binary: the record count must equal what the module says
+# it logged in that window, with no drops unless the module counted them.
+if [ -n "${3:-}" ]; then
+	sed -n '/^HMTT-RAWLOG-BEGIN/,/^HMTT-RAWLOG-END/p' "$console.txt" | sed '1d;$d' |
+		base64 -d >"$work/guest.hlog"
+	json=$("$3" logs --json "$work/guest.hlog" -o "$work/guest-tables") || { echo "kernel-tier: hmtt logs failed"; bad=1; json='{}'; }
+	field() { echo "$1" | sed -n "s/.*\"$2\": \([0-9]*\).*/\1/p"; }
+	before=$(grep '^HMTT-STATUS-BEFORE' "$console.txt" | cut -d' ' -f2-)
+	after=$(grep '^HMTT-STATUS-AFTER' "$console.txt" | cut -d' ' -f2-)
+	logged=$(( $(field "$after" logged) - $(field "$before" logged) ))
+	lost=$(( $(field "$after" lost) - $(field "$before" lost) ))
+	records=$(field "$json" records)
+	missing=$(field "$json" missing_seq)
+	nmap=$(field "$json" page_map)
+	ndma=$(field "$json" dma)
+	nsys=$(field "$json" syscalls)
+	nsched=$(field "$json" sched)
+	echo "HMTT-TEST host_decode $( [ "$records" = "$logged" ] && [ "$missing" = "$lost" ] &&
+		[ "$nmap" -gt 0 ] && [ "$ndma" -gt 0 ] && [ "$nsys" -gt 0 ] && [ "$nsched" -gt 0 ] &&
+		echo PASS || echo FAIL) records=$records module_logged=$logged missing_seq=$missing module_lost=$lost page_map=$nmap dma=$ndma syscalls=$nsys sched=$nsched" |
+		tee -a "$console.txt"
+	grep -q '^HMTT-TEST host_decode PASS' "$console.txt" || bad=1
+fi
 [ $bad = 0 ] || die "see $console.txt"
 say "all $(echo $expected | wc -w) checks passed"

@@ -71,6 +71,18 @@ read -r up _ < /proc/uptime
 /bin/hmttctl untrace all
 /bin/hmttctl logs | head -n 8
 echo "--- end ---"
+# A raw log for the host-side decoder (hmtt logs): every probe on, a
+# traced dd reading the virtio disk, the bytes base64-encoded.
+/bin/hmttctl logs > /dev/null
+/bin/hmttctl --json status | sed 's/^/HMTT-STATUS-BEFORE /'
+/bin/hmttctl probes all
+sh -c '/bin/hmttctl trace $$ && exec dd if=/dev/vda of=/dev/null bs=65536 count=8 2>/dev/null'
+/bin/hmttctl probes none
+/bin/hmttctl untrace all
+/bin/hmttctl --json status | sed 's/^/HMTT-STATUS-AFTER /'
+echo "HMTT-RAWLOG-BEGIN"
+/bin/hmttctl logs --raw | base64
+echo "HMTT-RAWLOG-END"
 rmmod hmtt
 
 step printk

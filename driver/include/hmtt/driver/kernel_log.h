@@ -117,3 +117,18 @@ class KernelLogDecoder {
 std::string_view to_string(DmaDirection d);
 
 }  // namespace hmtt::driver
+
+#include <filesystem>
+
+namespace hmtt::driver {
+
+// Writes the decoded tables as CSV files in dir (created if missing):
+// page_map.csv, dma.csv, events.csv (tags), sched.csv, syscalls.csv, user.csv.
+// Every row carries seq, cpu, time_ns and sync_index, the config-space index
+// of the record's sync tag for a module with nsync sync ids (0: no column value).
+Status write_kernel_log_csv(const KernelLog& log, const std::filesystem::path& dir, std::uint32_t nsync);
+
+// nsync of a configuration space of region_bytes (HMTT_IOC_STATUS reports it too).
+std::uint32_t nsync_for_region(std::uint64_t region_bytes);
+
+}  // namespace hmtt::driver
