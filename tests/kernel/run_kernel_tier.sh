@@ -98,27 +98,39 @@ add_module virtio_blk
 echo "${order[@]}" >"$root/lib/modules/order"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initramfs.cpio.gz"
 
+# The board stand-in: a TCG plugin logging every access to the config space.
+gcc -shared -fPIC -O2 -Wall -Wextra -Werror -Wno-unused-parameter -fvisibility=hidden \
+	-o "$work/libcfgspy.so" "$src/tests/kernel/plugin/cfgspy.c"
+
 # 4. A virtio disk with known content.
 disk_bytes=$((8 << 20))
 head -c "$disk_bytes" /dev/urandom >"$work/disk.img"
 md5=$(md5sum "$work/disk.img" | cut -d' ' -f1)
 say "initramfs and disk ready"
 
-# 5. Boot. 512 MiB of RAM; the top 32 MiB..24 MiB reserved as config space.
+# 5. Boot. 512 MiB of RAM; 8 MiB at 480 MiB reserved as config space.
 base=0x1e000000
 size=0x800000
+boot() {	# boot NAME EXTRA-CMDLINE [QEMU ARGS...]
+	local name=$1 extra=$2
+	shift 2
+	say "booting under QEMU/TCG (2 vCPUs): $name"
+	timeout "${HMTT_QEMU_TIMEOUT:-900}" qemu-system-x86_64 \
+		-machine q35 -accel tcg,thread=multi -cpu max -smp 2 -m 512M \
+		-nographic -no-reboot -monitor none \
+		-kernel "$img/boot/vmlinuz-$HMTT_KVER" -initrd "$work/initramfs.cpio.gz" \
+		-append "console=ttyS0 loglevel=1 panic=-1 memmap=8M\$$base ktest_base=$base ktest_size=$size ktest_md5=$md5 ktest_disk_bytes=$disk_bytes $extra" \
+		-drive file="$work/disk.img",if=none,id=d0,format=raw \
+		-device virtio-blk-pci,drive=d0,iommu_platform=on,disable-legacy=on \
+		"$@" </dev/null >"$work/$name.log" 2>&1 || say "qemu exited with status $?"
+	tr -d '\r' <"$work/$name.log" >"$work/$name.log.txt"
+	say "guest finished: $name"
+}
+boot console ""
 console=$work/console.log
-say "booting under QEMU/TCG (2 vCPUs)"
-timeout "${HMTT_QEMU_TIMEOUT:-900}" qemu-system-x86_64 \
-	-machine q35 -accel tcg,thread=multi -cpu max -smp 2 -m 512M \
-	-nographic -no-reboot -monitor none \
-	-kernel "$img/boot/vmlinuz-$HMTT_KVER" -initrd "$work/initramfs.cpio.gz" \
-	-append "console=ttyS0 loglevel=1 panic=-1 memmap=8M\$$base ktest_base=$base ktest_size=$size ktest_md5=$md5 ktest_disk_bytes=$disk_bytes" \
-	-drive file="$work/disk.img",if=none,id=d0,format=raw \
-	-device virtio-blk-pci,drive=d0,iommu_platform=on,disable-legacy=on \
-	</dev/null >"$console" 2>&1 || say "qemu exited with status $?"
-tr -d '\r' <"$console" >"$console.txt"
-say "guest finished"
+rm -f "$work/cfgspace.txt"
+boot cfgspy "ktest_mode=cfgspy" \
+	-plugin "$work/libcfgspy.so,base=$base,size=$size,out=$work/cfgspace.txt"
 
 # 6. Verdict: every expected check present and passing.
 grep -E '^HMTT-(TEST|STEP)' "$console.txt" || true
@@ -167,6 +179,43 @@ if [ -n "${3:-}" ]; then
 		echo PASS || echo FAIL) records=$records module_logged=$logged missing_seq=$missing module_lost=$lost page_map=$nmap dma=$ndma syscalls=$nsys sched=$nsched" |
 		tee -a "$console.txt"
 	grep -q '^HMTT-TEST host_decode PASS' "$console.txt" || bad=1
+fi
+# The cfgspy boot: what reached the configuration space, as a board's config
+# unit would see it (offsets from the plugin, records from `hmtt logs`).
+spy=$work/cfgspy.log.txt
+if [ -n "${3:-}" ]; then
+	grep -q '^HMTT-TIER-DONE' "$spy" || { echo "kernel-tier: cfgspy guest did not finish (see $spy)"; bad=1; }
+	grep '^HMTT-TEST' "$spy" | sed 's/^HMTT-TEST /HMTT-TEST cfgspy_/'
+	sed -n '/^HMTT-RAWLOG-BEGIN/,/^HMTT-RAWLOG-END/p' "$spy" | sed '1d;$d' | base64 -d >"$work/spy.hlog"
+	rm -rf "$work/spy-tables"
+	"$3" logs --json "$work/spy.hlog" -o "$work/spy-tables" >"$work/spy.json" || bad=1
+	nsync=$(grep '^HMTT-STATUS-SPY' "$spy" | sed -n 's/.*"nsync": \([0-9]*\).*/\1/p')
+	# seqs present in the dumped window, then the plugin's reads.
+	for f in "$work"/spy-tables/*.csv; do tail -n +2 "$f" | cut -d, -f1; done >"$work/spy-seqs.txt"
+	verdict=$(awk -v nsync="$nsync" '
+		FNR == NR { present[$1] = 1; if (!first || $1 < first) first = $1; if ($1 > last) last = $1; next }
+		$2 != "r" { next }
+		{ off = $1 + 0 }
+		off % 64 != 0 { next }
+		off < 4096 { inner[off / 64]++; next }
+		{ k = (off - 4096) / 64 }
+		k < 4096 { app[k]++; next }
+		{ sync[k - 4096]++ }
+		END {
+			for (s = first; s <= last; s++) {
+				idx = s % nsync
+				if (s in present) { logged++; if (sync[idx] != 1) bad_logged++ }
+				else { lost++; if (sync[idx] != 0) bad_lost++ }
+			}
+			for (k = 0; k < 4096; k++) if (app[k] < 1) app_missing++
+			ok = logged > 0 && lost > 0 && !bad_logged && !bad_lost && !app_missing &&
+			     inner[0] >= 1 && inner[1] >= 1 && inner[2] >= 1
+			printf "%s window_seq=%d..%d logged=%d with_one_sync_load_each=%d lost=%d with_no_sync_load=%d app_events_seen=%d/4096 begin_loads=%d end_loads=%d sync_loads=%d\n",
+				ok ? "PASS" : "FAIL", first, last, logged, logged - bad_logged, lost,
+				lost - bad_lost, 4096 - app_missing, inner[0], inner[1], inner[2]
+		}' "$work/spy-seqs.txt" "$work/cfgspace.txt")
+	echo "HMTT-TEST cfgspace_references $verdict" | tee -a "$console.txt"
+	case $verdict in PASS*) ;; *) bad=1 ;; esac
 fi
 [ $bad = 0 ] || die "see $console.txt"
 say "all $(echo $expected | wc -w) checks passed"

@@ -16,6 +16,25 @@ i=0
 while [ ! -b /dev/vda ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 
 M=/lib/modules/hmtt.ko
+if [ "$ktest_mode" = cfgspy ]; then
+	# Second boot, under the cfgspy TCG plugin that records every access
+	# to the config space: I-Codes from user space, then a window of
+	# probe records (the 16 KiB buffers overflow) dumped for the host.
+	insmod $M base=$ktest_base size=$ktest_size buf_kb=16
+	/bin/hmtt-ktest icode
+	/bin/hmttctl logs > /dev/null
+	/bin/hmttctl probes syscall,sched
+	sh -c '/bin/hmttctl trace $$ && exec dd if=/dev/zero of=/dev/null bs=1 count=1500 2>/dev/null'
+	/bin/hmttctl probes none
+	/bin/hmttctl untrace all
+	/bin/hmttctl --json status | sed 's/^/HMTT-STATUS-SPY /'
+	echo "HMTT-RAWLOG-BEGIN"
+	/bin/hmttctl logs --raw | base64
+	echo "HMTT-RAWLOG-END"
+	rmmod hmtt
+	echo HMTT-TIER-DONE
+	poweroff -f
+fi
 T=/bin/hmtt-ktest
 B=$ktest_base
 S=$ktest_size

@@ -2,10 +2,10 @@
 /*
  * hmtt_stress.c - hmtt_printk() from every CPU at once, from kernel code.
  *
- * Loading this module runs the whole stress in module_init: one kthread
- * bound to each online CPU writes @count records, and meanwhile @ipis
- * rounds of on_each_cpu() write one record per CPU from hard-interrupt
- * context. Writer w (kthread on CPU c: w = c; interrupt on CPU c:
+ * Loading this module runs the whole stress in module_init: @ipis rounds
+ * of on_each_cpu() write one record per CPU from hard-interrupt context
+ * (half of them while one kthread bound to each online CPU writes @count
+ * records). Writer w (kthread on CPU c: w = c; interrupt on CPU c:
  * w = nr_cpu_ids + c) writes records {w, index, pattern}; the user-space
  * checker (hmtt-ktest kprintk) reads them back. The totals are published
  * as the read-only parameters offered and enospc.
@@ -98,6 +98,15 @@ static int __init hmtt_stress_init(void)
 	if (!writer_full || !ipi_index || !done)
 		goto free_arrays;
 	cpus_read_lock();
+	/*
+	 * Half of the interrupt rounds first, into empty buffers, so that
+	 * interrupt-context records are always among those kept; the rest
+	 * run while the kthreads write.
+	 */
+	for (i = 0; i < ipis / 2; i++) {
+		on_each_cpu(stress_ipi, NULL, 1);
+		offered += num_online_cpus();
+	}
 	for_each_online_cpu(cpu) {
 		struct task_struct *t;
 
@@ -112,7 +121,7 @@ static int __init hmtt_stress_init(void)
 		wake_up_process(t);
 		offered += count;
 	}
-	for (i = 0; i < ipis; i++) {
+	for (; i < ipis; i++) {
 		on_each_cpu(stress_ipi, NULL, 1);
 		offered += num_online_cpus();
 	}
