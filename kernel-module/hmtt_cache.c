@@ -18,6 +18,7 @@
 
 static bool hmtt_cd;
 
+/* On each CPU (IPI): flush, set or clear CR0.CD, flush again. */
 static void cd_set(void *info)
 {
 	unsigned long cr0 = read_cr0();
@@ -42,6 +43,7 @@ int hmtt_cache_set(bool disable)
 	return 0;
 }
 
+/* hmtt_cache_disabled - is CR0.CD set by us? */
 bool hmtt_cache_disabled(void)
 {
 	return READ_ONCE(hmtt_cd);

@@ -98,6 +98,7 @@ static ssize_t hmtt_read(struct file *file, char __user *buf, size_t count,
 	return hmtt_ring_read(buf, count);
 }
 
+/* HMTT_IOC_STATUS: a snapshot of the module, reserved bytes zeroed. */
 static long hmtt_ioc_status(void __user *uarg)
 {
 	struct hmtt_status st;
@@ -134,6 +135,7 @@ static long hmtt_ioc_trace(bool begin)
 	return 0;
 }
 
+/* HMTT_IOC_TAG: the user event's I-Code, then a record with the value. */
 static long hmtt_ioc_tag(void __user *uarg)
 {
 	struct hmtt_rec_tag rec = { .kind = HMTT_TAG_USER };
@@ -150,6 +152,7 @@ static long hmtt_ioc_tag(void __user *uarg)
 	return hmtt_log(HMTT_REC_TAG, &rec, sizeof(rec));
 }
 
+/* HMTT_IOC_SET_PROBES: root only, known bits only. */
 static long hmtt_ioc_probes(void __user *uarg)
 {
 	struct hmtt_probes p;
@@ -163,6 +166,7 @@ static long hmtt_ioc_probes(void __user *uarg)
 	return hmtt_probes_set(p.mask);
 }
 
+/* HMTT_IOC_PID: edit the traced thread groups; pid 0 is the caller. */
 static long hmtt_ioc_pid(void __user *uarg)
 {
 	struct hmtt_pid p;
@@ -178,6 +182,7 @@ static long hmtt_ioc_pid(void __user *uarg)
 	return hmtt_pid_op(p.pid, p.op);
 }
 
+/* HMTT_IOC_PRINTK: hmtt_printk() of a user buffer. */
 static long hmtt_ioc_printk(void __user *uarg)
 {
 	u8 data[HMTT_REC_MAX_LEN - sizeof(struct hmtt_rec_hdr)];
@@ -194,6 +199,7 @@ static long hmtt_ioc_printk(void __user *uarg)
 	return hmtt_log(HMTT_REC_USER, data, a.len);
 }
 
+/* HMTT_IOC_CACHE: only with cache_control=1, root only. */
 static long hmtt_ioc_cache(void __user *uarg)
 {
 	struct hmtt_cache c;
@@ -209,6 +215,7 @@ static long hmtt_ioc_cache(void __user *uarg)
 	return hmtt_cache_set(c.disable);
 }
 
+/* Dispatch; any command not ours is -ENOTTY (ioctl.rst). */
 static long hmtt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
@@ -292,12 +299,14 @@ static int hmtt_claim_region(void)
 	return 0;
 }
 
+/* Undo hmtt_claim_region(). */
 static void hmtt_release_region(void)
 {
 	iounmap(hmtt_cfg.va);
 	release_mem_region(hmtt_cfg.base, hmtt_cfg.size);
 }
 
+/* Claim the region, allocate the logs, find the tracepoints, add /dev/hmtt. */
 static int __init hmtt_init(void)
 {
 	int ret;
@@ -332,6 +341,7 @@ release_region:
 	return ret;
 }
 
+/* Remove /dev/hmtt first so nothing new starts, then undo the rest. */
 static void __exit hmtt_exit(void)
 {
 	misc_deregister(&hmtt_misc);

@@ -117,6 +117,7 @@ u32 hmtt_pid_count(void)
 	return n;
 }
 
+/* sched_switch: one record per context switch, any task (pid tags). */
 static void probe_sched_switch(void *data, bool preempt,
 			       struct task_struct *prev,
 			       struct task_struct *next,
@@ -133,6 +134,7 @@ static void probe_sched_switch(void *data, bool preempt,
 	hmtt_log(HMTT_REC_SCHED, &rec, sizeof(rec));
 }
 
+/* sys_enter of a traced thread group: number and first three arguments. */
 static void probe_sys_enter(void *data, struct pt_regs *regs, long id)
 {
 	struct hmtt_rec_syscall rec = {};
@@ -151,6 +153,7 @@ static void probe_sys_enter(void *data, struct pt_regs *regs, long id)
 	hmtt_log(HMTT_REC_SYSCALL, &rec, sizeof(rec));
 }
 
+/* sys_exit of a traced thread group: number and return value. */
 static void probe_sys_exit(void *data, struct pt_regs *regs, long ret)
 {
 	struct hmtt_rec_syscall rec = {};
@@ -173,6 +176,10 @@ struct hmtt_fault {
 	unsigned int flags;
 };
 
+/*
+ * handle_mm_fault(vma, address, flags, regs) entry: remember the fault of
+ * a traced thread group on its own mm; others skip the return handler.
+ */
 static int fault_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct vm_area_struct *vma;
@@ -268,6 +275,7 @@ struct hmtt_dma_call {
 	u32 nents;
 };
 
+/* CPU physical address behind a bus address, 0 when an IOMMU hides it. */
 static phys_addr_t dma_phys(struct device *dev, dma_addr_t addr)
 {
 	/* Without an IOMMU the bus address translates back directly. */
@@ -276,6 +284,7 @@ static phys_addr_t dma_phys(struct device *dev, dma_addr_t addr)
 	return 0;
 }
 
+/* One <device, phys, bus address, size, dir, map/unmap> record. */
 static void dma_log(struct device *dev, u32 op, u32 dir, u64 phys,
 		    u64 dma_addr, u64 size)
 {
@@ -291,6 +300,7 @@ static void dma_log(struct device *dev, u32 op, u32 dir, u64 phys,
 	hmtt_log(HMTT_REC_DMA, &rec, sizeof(rec));
 }
 
+/* dma_map_page_attrs(dev, page, offset, size, dir, attrs) entry. */
 static int map_page_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct hmtt_dma_call *c = (struct hmtt_dma_call *)ri->data;
@@ -303,6 +313,7 @@ static int map_page_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return 0;
 }
 
+/* ... and return: log the mapping unless it failed. */
 static int map_page_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct hmtt_dma_call *c = (struct hmtt_dma_call *)ri->data;
@@ -314,6 +325,7 @@ static int map_page_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return 0;
 }
 
+/* dma_unmap_page_attrs(dev, addr, size, dir, attrs) entry. */
 static int unmap_page_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	struct device *dev = (struct device *)regs_get_kernel_argument(regs, 0);
@@ -324,6 +336,7 @@ static int unmap_page_pre(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 
+/* One record per mapped segment of a scatter-gather list. */
 static void dma_log_sg(struct device *dev, u32 op, u32 dir,
 		       struct scatterlist *sgl, int nents)
 {
@@ -335,6 +348,7 @@ static void dma_log_sg(struct device *dev, u32 op, u32 dir,
 			sg_dma_address(sg), sg_dma_len(sg));
 }
 
+/* dma_map_sg_attrs(dev, sg, nents, dir, attrs) entry. */
 static int map_sg_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct hmtt_dma_call *c = (struct hmtt_dma_call *)ri->data;
@@ -356,6 +370,7 @@ static int map_sg_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return 0;
 }
 
+/* dma_map_sgtable(dev, sgt, dir, attrs) entry. */
 static int map_sgtable_entry(struct kretprobe_instance *ri,
 			     struct pt_regs *regs)
 {
@@ -379,6 +394,7 @@ static int map_sgtable_return(struct kretprobe_instance *ri,
 	return 0;
 }
 
+/* dma_unmap_sg_attrs(dev, sg, nents, dir, attrs): the segments as mapped. */
 static int unmap_sg_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	struct device *dev = (struct device *)regs_get_kernel_argument(regs, 0);
@@ -412,6 +428,7 @@ static int kret_register(struct kretprobe *rp, const char *symbol,
 	return register_kretprobe(rp);
 }
 
+/* Same for a plain kprobe. */
 static int kprobe_register(struct kprobe *kp, const char *symbol,
 			   kprobe_pre_handler_t pre)
 {
@@ -421,6 +438,7 @@ static int kprobe_register(struct kprobe *kp, const char *symbol,
 	return register_kprobe(kp);
 }
 
+/* Attach the five DMA API probes, all or none. */
 static int dma_probes_on(void)
 {
 	int ret;
@@ -461,6 +479,7 @@ unregister_map_page:
 	return ret;
 }
 
+/* Detach them; pending kretprobe returns no longer call the handlers. */
 static void dma_probes_off(void)
 {
 	unregister_kprobe(&dma_unmap_sg_probe);
@@ -470,6 +489,7 @@ static void dma_probes_off(void)
 	unregister_kretprobe(&dma_map_page_probe);
 }
 
+/* Attach the probe(s) behind one HMTT_PROBE_* bit. */
 static int probe_on(u32 bit)
 {
 	int ret;
@@ -506,6 +526,7 @@ static int probe_on(u32 bit)
 	return -EINVAL;
 }
 
+/* Detach the probe(s) behind one HMTT_PROBE_* bit. */
 static void probe_off(u32 bit)
 {
 	switch (bit) {
@@ -563,6 +584,7 @@ int hmtt_probes_set(u32 mask)
 	return ret;
 }
 
+/* hmtt_probes_get - the HMTT_PROBE_* bits currently attached. */
 u32 hmtt_probes_get(void)
 {
 	return READ_ONCE(hmtt_probe_mask);
@@ -588,6 +610,7 @@ struct tp_lookup {
 	struct tracepoint **tp;
 };
 
+/* for_each_kernel_tracepoint() callback: fill in the tracepoints we use. */
 static void tp_match(struct tracepoint *tp, void *priv)
 {
 	struct tp_lookup *l;

@@ -191,6 +191,7 @@ void hmtt_ring_stats(u64 *logged, u64 *lost, u64 *pending)
 	}
 }
 
+/* hmtt_ring_bytes - size of each per-CPU ring. */
 unsigned int hmtt_ring_bytes(void)
 {
 	return hmtt_ring_size;
