@@ -72,6 +72,7 @@ $T probes
 $T pagemap 256
 step dma
 $T dma vda $ktest_disk_bytes
+$T dma vda $((ktest_disk_bytes / 2)) buffered
 sum=$(md5sum /dev/vda | cut -d' ' -f1)
 if [ "$sum" = "$ktest_md5" ]; then r=PASS; else r=FAIL; fi
 echo "HMTT-TEST disk_content $r md5=$sum want=$ktest_md5"
