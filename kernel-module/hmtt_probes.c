@@ -210,10 +210,11 @@ static int fault_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 	pte_t *ptep;
 	pte_t pte;
 
-	if (regs_return_value(regs) & bad)
+	if ((__force vm_fault_t)regs_return_value(regs) & bad)
 		return 0;
 	if (follow_pte(f->mm, f->address, &ptep, &ptl))
 		return 0;
+	__acquire(ptl);		/* follow_pte() returned with it held */
 	pte = *ptep;
 	rec.pte_addr = page_to_phys(virt_to_page(ptep)) + offset_in_page(ptep);
 	pte_unmap_unlock(ptep, ptl);

@@ -49,7 +49,10 @@ say "kernel $HMTT_KVER"
 mod=$work/module
 rm -rf "$mod" && mkdir -p "$mod"
 cp -r "$src"/kernel-module/. "$mod"/
-make -s -C "$hdr" M="$mod" W=1 modules >"$work/module-build.log" 2>&1 \
+# With sparse installed (scripts/deps.sh all), also the kernel's static checker.
+check=()
+command -v sparse >/dev/null && check=(C=1)
+make -s -C "$hdr" M="$mod" W=1 "${check[@]}" modules >"$work/module-build.log" 2>&1 \
 	|| { cat "$work/module-build.log"; die "hmtt.ko does not build"; }
 if grep -q 'warning:' "$work/module-build.log"; then
 	cat "$work/module-build.log"; die "hmtt.ko builds with warnings"
@@ -57,13 +60,13 @@ fi
 stress=$work/stress
 rm -rf "$stress" && mkdir -p "$stress"
 cp "$src"/tests/kernel/stress/. -r "$stress"/
-make -s -C "$hdr" M="$stress" W=1 HMTT_INCLUDE="$src/kernel-module/include" \
+make -s -C "$hdr" M="$stress" W=1 "${check[@]}" HMTT_INCLUDE="$src/kernel-module/include" \
 	KBUILD_EXTRA_SYMBOLS="$mod/Module.symvers" modules >>"$work/module-build.log" 2>&1 \
 	|| { cat "$work/module-build.log"; die "hmtt_stress.ko does not build"; }
 if grep -q 'warning:' "$work/module-build.log"; then
 	cat "$work/module-build.log"; die "hmtt.ko or hmtt_stress.ko builds with warnings"
 fi
-say "hmtt.ko and hmtt_stress.ko built (W=1, no warnings)"
+say "hmtt.ko and hmtt_stress.ko built (W=1${check:+, sparse}, no warnings)"
 
 # 3. Static test programs and the initramfs.
 root=$work/initramfs
