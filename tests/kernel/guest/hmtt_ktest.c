@@ -476,6 +476,12 @@ static int cmd_pagemap(int argc, char **argv)
 		madvise(p, n * 4096, MADV_NOHUGEPAGE);
 		if (read(go[0], &c, 1) != 1)
 			_exit(1);
+		/*
+		 * The first quarter is read before it is written: the read
+		 * maps the shared zero page, the write copies on write.
+		 */
+		for (i = 0; i < n / 4; i++)
+			(void)*(volatile uint8_t *)(p + i * 4096);
 		for (i = 0; i < n; i++)
 			p[i * 4096] = (uint8_t)i;
 		region = (uint64_t)(uintptr_t)p;
@@ -611,6 +617,34 @@ static int cmd_pagemap(int argc, char **argv)
 		       "munmapped=%" PRIu64 " unmap_records=%" PRIu64
 		       " wrong_ppage=%" PRIu64 " unmaps_of_kept_pages=%" PRIu64
 		       " still_present=%" PRIu64, n - n / 2, unmapped, wrong, lower, still);
+	}
+	{
+		/* COW: read-first pages have <zero page> then <their own page>. */
+		uint64_t zero_pfn = 0, cow_ok = 0, zero_same = 1;
+
+		for (i = 0; i < n / 4; i++) {
+			uint64_t first = 0, count = 0;
+
+			for_each_rec(h, &lg) {
+				const struct hmtt_rec_pte *r = (const void *)(h + 1);
+
+				if (h->type != HMTT_REC_PTE || r->tgid != child ||
+				    r->op != HMTT_PTE_MAP || r->vpage != region / 4096 + i)
+					continue;
+				if (!count++)
+					first = r->ppage;
+			}
+			if (!zero_pfn)
+				zero_pfn = first;
+			if (first != zero_pfn)
+				zero_same = 0;
+			if (count == 2 && first != last[i])
+				cow_ok++;
+		}
+		report("pagemap_cow", cow_ok == n / 4 && zero_same,
+		       "read_then_written=%" PRIu64 " map_then_cow=%" PRIu64
+		       " first_ppage_shared=%" PRIu64 " zero_page_pfn=0x%" PRIx64,
+		       n / 4, cow_ok, zero_same, zero_pfn);
 	}
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
