@@ -111,7 +111,12 @@ $T printk 2 400 0
 $T printk 2 400 1
 $T kprintk /lib/modules/hmtt_stress.ko 2000 200
 dmesg | grep hmtt_stress
-rmmod hmtt
+# Unload with every probe attached and a pid traced: the exit path detaches.
+/bin/hmttctl trace $$
+/bin/hmttctl probes all
+ls /proc > /dev/null
+if rmmod hmtt && ! grep -q ': hmtt$' /proc/iomem; then r=PASS; else r=FAIL; fi
+echo "HMTT-TEST unload_with_probes $r"
 
 step cache
 insmod $M $P cache_control=1
