@@ -10,8 +10,10 @@
  *            address is read and logged as <pid, vpage, ppage, pte addr>
  *            (first touches, copy-on-write and swap-in all end here);
  *            kprobe on page_remove_rmap: a page of a traced thread group
- *            unmapped by that group (munmap, mremap, exit) is logged as
- *            <pid, vpage, ppage> with op HMTT_PTE_UNMAP;
+ *            unmapped by that group (munmap, mremap, exit, its own
+ *            move_pages) is logged as <pid, vpage, ppage>, op UNMAP;
+ *            kprobe on remove_migration_pte: the new page a migration
+ *            maps for a traced group, whoever migrates, op MIGRATE;
  *   dma      kretprobes/kprobes on dma_map_page_attrs, dma_unmap_page_attrs,
  *            dma_map_sg_attrs, dma_map_sgtable and dma_unmap_sg_attrs.
  * Each record goes through hmtt_log(), which references the configuration
@@ -28,6 +30,8 @@
 #include <linux/ptrace.h>
 #include <linux/scatterlist.h>
 #include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/task.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 #include <asm/syscall.h>
@@ -37,6 +41,8 @@
 static DEFINE_MUTEX(hmtt_probe_lock);
 static u32 hmtt_probe_mask;
 static pid_t hmtt_pids[HMTT_MAX_PIDS];
+/* The mm of each traced group (mmgrab'ed), to recognise it in rmap walks. */
+static struct mm_struct *hmtt_mms[HMTT_MAX_PIDS];
 
 static struct tracepoint *tp_sched_switch;
 static struct tracepoint *tp_sys_enter;
@@ -60,22 +66,47 @@ bool hmtt_pid_traced(pid_t tgid)
  */
 int hmtt_pid_op(s32 tgid, u32 op)
 {
+	struct mm_struct *mm = NULL;
+	struct task_struct *task;
 	struct pid *pid;
 	int i, ret = 0;
 
+	if (op == HMTT_PID_ADD) {
+		pid = find_get_pid(tgid);
+		if (!pid)
+			return -ESRCH;
+		task = get_pid_task(pid, PIDTYPE_PID);
+		put_pid(pid);
+		if (!task)
+			return -ESRCH;
+		mm = get_task_mm(task);
+		put_task_struct(task);
+		if (mm) {
+			mmgrab(mm);
+			mmput(mm);
+		}
+	}
 	mutex_lock(&hmtt_probe_lock);
 	switch (op) {
 	case HMTT_PID_CLEAR:
-		for (i = 0; i < HMTT_MAX_PIDS; i++)
+	case HMTT_PID_REMOVE:
+		ret = op == HMTT_PID_CLEAR ? 0 : -ENOENT;
+		for (i = 0; i < HMTT_MAX_PIDS; i++) {
+			struct mm_struct *old = hmtt_mms[i];
+
+			if (op == HMTT_PID_REMOVE && hmtt_pids[i] != tgid)
+				continue;
+			if (!hmtt_pids[i])
+				continue;
 			WRITE_ONCE(hmtt_pids[i], 0);
+			WRITE_ONCE(hmtt_mms[i], NULL);
+			/* Probes only compare the pointer; it is never followed. */
+			if (old)
+				mmdrop(old);
+			ret = 0;
+		}
 		break;
 	case HMTT_PID_ADD:
-		pid = find_get_pid(tgid);
-		if (!pid) {
-			ret = -ESRCH;
-			break;
-		}
-		put_pid(pid);
 		if (hmtt_pid_traced(tgid)) {
 			ret = -EEXIST;
 			break;
@@ -83,18 +114,11 @@ int hmtt_pid_op(s32 tgid, u32 op)
 		ret = -ENOSPC;
 		for (i = 0; i < HMTT_MAX_PIDS; i++) {
 			if (!hmtt_pids[i]) {
+				WRITE_ONCE(hmtt_mms[i], mm);
 				WRITE_ONCE(hmtt_pids[i], tgid);
+				mm = NULL;
 				ret = 0;
 				break;
-			}
-		}
-		break;
-	case HMTT_PID_REMOVE:
-		ret = -ENOENT;
-		for (i = 0; i < HMTT_MAX_PIDS; i++) {
-			if (hmtt_pids[i] == tgid) {
-				WRITE_ONCE(hmtt_pids[i], 0);
-				ret = 0;
 			}
 		}
 		break;
@@ -102,7 +126,20 @@ int hmtt_pid_op(s32 tgid, u32 op)
 		ret = -EINVAL;
 	}
 	mutex_unlock(&hmtt_probe_lock);
+	if (mm)
+		mmdrop(mm);
 	return ret;
+}
+
+/* hmtt_mm_tgid - the traced thread group whose mm is @mm, or 0. */
+static pid_t hmtt_mm_tgid(struct mm_struct *mm)
+{
+	int i;
+
+	for (i = 0; i < HMTT_MAX_PIDS; i++)
+		if (READ_ONCE(hmtt_mms[i]) == mm)
+			return READ_ONCE(hmtt_pids[i]);
+	return 0;
 }
 
 /* hmtt_pid_count - number of traced thread groups. */
@@ -264,6 +301,39 @@ static int unmap_pre(struct kprobe *p, struct pt_regs *regs)
 }
 
 static struct kprobe unmap_probe;
+
+/*
+ * remove_migration_pte(dst folio, vma, addr, src folio): an rmap-walk
+ * callback that replaces a migration entry by a mapping of the new page.
+ * It runs in whatever task migrates (move_pages, compaction, NUMA
+ * balancing), so the process is found from the vma's mm, not current.
+ */
+static int migrate_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	struct folio *folio = (struct folio *)regs_get_kernel_argument(regs, 0);
+	struct vm_area_struct *vma;
+	struct hmtt_rec_pte rec = {};
+	unsigned long addr;
+	pgoff_t sub;
+	pid_t tgid;
+
+	vma = (struct vm_area_struct *)regs_get_kernel_argument(regs, 1);
+	addr = regs_get_kernel_argument(regs, 2);
+	tgid = hmtt_mm_tgid(vma->vm_mm);
+	if (!tgid || is_vm_hugetlb_page(vma))
+		return 0;
+	sub = (linear_page_index(vma, addr) - folio->index) &
+	      (folio_nr_pages(folio) - 1);
+	rec.pid = tgid;
+	rec.tgid = tgid;
+	rec.op = HMTT_PTE_MIGRATE;
+	rec.vpage = addr >> PAGE_SHIFT;
+	rec.ppage = folio_pfn(folio) + sub;
+	hmtt_log(HMTT_REC_PTE, &rec, sizeof(rec));
+	return 0;
+}
+
+static struct kprobe migrate_probe;
 
 /* ---- DMA ------------------------------------------------------------- */
 
@@ -518,8 +588,16 @@ static int probe_on(u32 bit)
 			return ret;
 		ret = kprobe_register(&unmap_probe, "page_remove_rmap",
 				      unmap_pre);
-		if (ret)
+		if (ret) {
 			unregister_kretprobe(&fault_probe);
+			return ret;
+		}
+		ret = kprobe_register(&migrate_probe, "remove_migration_pte",
+				      migrate_pre);
+		if (ret) {
+			unregister_kprobe(&unmap_probe);
+			unregister_kretprobe(&fault_probe);
+		}
 		return ret;
 	case HMTT_PROBE_DMA:
 		return dma_probes_on();
@@ -541,6 +619,7 @@ static void probe_off(u32 bit)
 					    NULL);
 		break;
 	case HMTT_PROBE_PTE:
+		unregister_kprobe(&migrate_probe);
 		unregister_kprobe(&unmap_probe);
 		unregister_kretprobe(&fault_probe);
 		break;

@@ -148,7 +148,8 @@ static void print_record(const struct hmtt_rec_hdr *h)
 	case HMTT_REC_PTE: {
 		const struct hmtt_rec_pte *r = p;
 
-		printf("pte pid=%d vpage=0x%" PRIx64 " ppage=0x%" PRIx64 " pte=0x%" PRIx64 "\n",
+		printf("pte %s pid=%d vpage=0x%" PRIx64 " ppage=0x%" PRIx64 " pte=0x%" PRIx64 "\n",
+		       r->op == HMTT_PTE_MAP ? "map" : r->op == HMTT_PTE_UNMAP ? "unmap" : "migrate",
 		       r->pid, (uint64_t)r->vpage, (uint64_t)r->ppage,
 		       (uint64_t)r->pte_addr);
 		break;

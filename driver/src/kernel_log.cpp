@@ -156,7 +156,8 @@ Result<KernelLog> KernelLogDecoder::decode(std::span<const std::byte> bytes) con
         p.pid = r.get<std::int32_t>(kH);
         p.tgid = r.get<std::int32_t>(kH + 4);
         p.op = r.get<std::uint32_t>(kH + 8);
-        if (p.op != 1 && p.op != 2) return r.error("pte.op", std::to_string(p.op) + " is not 1 (map) or 2 (unmap)");
+        if (p.op < 1 || p.op > 3)
+          return r.error("pte.op", std::to_string(p.op) + " is not 1 (map), 2 (unmap) or 3 (migrate)");
         p.fault_flags = r.get<std::uint32_t>(kH + 12);
         p.vpage = r.get<std::uint64_t>(kH + 16);
         p.ppage = r.get<std::uint64_t>(kH + 24);

@@ -46,7 +46,7 @@ Status write_kernel_log_csv(const KernelLog& log, const std::filesystem::path& d
 
   CsvTable pm(dir / "page_map.csv", "pid,tgid,op,vpage,ppage,pte_addr,fault_flags", nsync);
   for (const auto& r : log.page_map)
-    pm.row(r.header) << r.pid << ',' << r.tgid << ',' << (r.op == 1 ? "map" : "unmap") << ',' << r.vpage << ','
+    pm.row(r.header) << r.pid << ',' << r.tgid << ',' << (r.op == 1 ? "map" : r.op == 2 ? "unmap" : "migrate") << ',' << r.vpage << ','
                      << r.ppage << ',' << r.pte_addr << ',' << r.fault_flags << '\n';
   HMTT_TRY(pm.close());
 

@@ -111,7 +111,8 @@ head -c "$disk_bytes" /dev/urandom >"$work/disk.img"
 md5=$(md5sum "$work/disk.img" | cut -d' ' -f1)
 say "initramfs and disk ready"
 
-# 5. Boot. 512 MiB of RAM; 8 MiB at 480 MiB reserved as config space.
+# 5. Boot. 512 MiB of RAM in two NUMA nodes (for page migration); 8 MiB at
+# 480 MiB reserved as config space.
 base=0x1e000000
 size=0x800000
 boot() {	# boot NAME EXTRA-CMDLINE [QEMU ARGS...]
@@ -119,7 +120,7 @@ boot() {	# boot NAME EXTRA-CMDLINE [QEMU ARGS...]
 	shift 2
 	say "booting under QEMU/TCG (2 vCPUs): $name"
 	timeout "${HMTT_QEMU_TIMEOUT:-900}" qemu-system-x86_64 \
-		-machine q35 -accel tcg,thread=multi -cpu max -smp 2 -m 512M \
+		-machine q35 -accel tcg,thread=multi -cpu max -smp 2,sockets=2,cores=1,threads=1 -m 512M \
 		-nographic -no-reboot -monitor none \
 		-kernel "$img/boot/vmlinuz-$HMTT_KVER" -initrd "$work/initramfs.cpio.gz" \
 		-append "console=ttyS0 loglevel=1 panic=-1 no_timer_check memmap=8M\$$base ktest_base=$base ktest_size=$size ktest_md5=$md5 ktest_disk_bytes=$disk_bytes $extra" \
@@ -139,7 +140,12 @@ boot_once_more() {	# boot_once_more NAME EXTRA [QEMU ARGS...]
 		boot "$@"
 	fi
 }
-boot_once_more console ""
+# The first boot has two NUMA nodes, one CPU each (for page migration). The
+# cfgspy boot has one: QEMU 7.2's plugin API miscomputes physical addresses
+# for RAM split over several memory backends.
+boot_once_more console "" \
+	-object memory-backend-ram,id=m0,size=256M -numa node,nodeid=0,cpus=0,memdev=m0 \
+	-object memory-backend-ram,id=m1,size=256M -numa node,nodeid=1,cpus=1,memdev=m1
 console=$work/console.log
 rm -f "$work/cfgspace.txt"
 boot_once_more cfgspy "ktest_mode=cfgspy" \
@@ -154,7 +160,7 @@ errno_mmap_private errno_mmap_exec errno_ioctl_unknown_cmd errno_ioctl_foreign_c
 errno_ioctl_status_badptr errno_tag_event_range errno_tag_reserved errno_probes_unknown_bit
 errno_pid_missing errno_pid_bad_op errno_printk_empty errno_printk_too_long
 errno_printk_badptr errno_cache_not_enabled errno_read_small_buffer errno_open_unprivileged
-errno_open_unprivileged_mode0666 probe_syscall probe_sched pagemap_oracle pagemap_cow pagemap_unmap dma_sum dma_sum_buffered disk_content
+errno_open_unprivileged_mode0666 probe_syscall probe_sched pagemap_oracle pagemap_cow pagemap_migrate pagemap_unmap dma_sum dma_sum_buffered disk_content
 printk_full printk_concurrent printk_kernel_all_cpus unload_with_probes cache_control errno_cache_bad_value errno_group_member_open errno_group_member_rights
 errno_group_nonmember_open dmesg_clean"
 bad=0

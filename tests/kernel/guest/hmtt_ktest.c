@@ -487,7 +487,28 @@ static int cmd_pagemap(int argc, char **argv)
 		region = (uint64_t)(uintptr_t)p;
 		if (write(ready[1], &region, sizeof(region)) != sizeof(region))
 			_exit(1);
-		/* Second step: unmap the upper half. */
+		/* Second step: move [n/4, n/2) to the other NUMA node. */
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		{
+			uint64_t nm = n / 4, j, moved = 0;
+			void **pages = calloc(nm, sizeof(*pages));
+			int *nodes = calloc(nm, sizeof(*nodes));
+			int *status = calloc(nm, sizeof(*status));
+
+			for (j = 0; j < nm; j++)
+				pages[j] = p + (nm + j) * 4096;
+			syscall(SYS_move_pages, 0, nm, pages, NULL, status, 0);
+			for (j = 0; j < nm; j++)
+				nodes[j] = status[j] == 0 ? 1 : 0;
+			syscall(SYS_move_pages, 0, nm, pages, nodes, status, 2 /* MPOL_MF_MOVE */);
+			for (j = 0; j < nm; j++)
+				if (status[j] == nodes[j])
+					moved++;
+			if (write(ready[1], &moved, sizeof(moved)) != sizeof(moved))
+				_exit(1);
+		}
+		/* Third step: unmap the upper half. */
 		if (read(go[0], &c, 1) != 1)
 			_exit(1);
 		munmap(p + n / 2 * 4096, (n - n / 2) * 4096);
@@ -580,6 +601,42 @@ static int cmd_pagemap(int argc, char **argv)
 			       (uint64_t)h->seq, r->pid, (uint64_t)r->vpage,
 			       (uint64_t)r->ppage, (uint64_t)r->pte_addr);
 		}
+	}
+	{
+		/*
+		 * move_pages of [n/4, n/2): per page an UNMAP of the old frame
+		 * and a MIGRATE to the frame pagemap now shows.
+		 */
+		uint64_t moved = 0, mig_ok = 0, unmap_old = 0;
+		size_t before = lg.len;
+
+		if (write(go[1], "m", 1) != 1 ||
+		    read(ready[0], &moved, sizeof(moved)) != sizeof(moved))
+			return 1;
+		log_drain(&d, &lg);
+		for (i = n / 4; i < n / 2; i++) {
+			uint64_t e = pagemap_entry(child, region + i * 4096), mig = 0;
+
+			for (h = (const void *)(lg.data + before);
+			     (const uint8_t *)h < lg.data + lg.len;
+			     h = (const void *)((const uint8_t *)h + h->len)) {
+				const struct hmtt_rec_pte *r = (const void *)(h + 1);
+
+				if (h->type != HMTT_REC_PTE || r->tgid != child ||
+				    r->vpage != region / 4096 + i)
+					continue;
+				if (r->op == HMTT_PTE_MIGRATE)
+					mig = r->ppage;
+				if (r->op == HMTT_PTE_UNMAP && r->ppage == last[i])
+					unmap_old++;
+			}
+			if (mig && mig != last[i] && (e & PM_PRESENT) && PM_PFN(e) == mig)
+				mig_ok++;
+		}
+		report("pagemap_migrate", moved == n / 4 && mig_ok == n / 4 && unmap_old == n / 4,
+		       "asked=%" PRIu64 " moved_to_other_node=%" PRIu64
+		       " migrate_records_matching_pagemap=%" PRIu64
+		       " unmaps_of_old_frame=%" PRIu64, n / 4, moved, mig_ok, unmap_old);
 	}
 	{
 		/* munmap of the upper half: one UNMAP per page, with its ppage. */

@@ -55,7 +55,8 @@ struct SyscallRecord {
 };
 
 // <seq, pid, virt page, phys page, pte addr>: op 1, a fault installed
-// vpage -> ppage; op 2, the mapping was removed (pte_addr 0).
+// vpage -> ppage; op 2, the mapping was removed; op 3, a migration mapped
+// vpage to a new ppage (pte_addr 0 for ops 2 and 3).
 struct PageMapRecord {
   LogHeader header;
   std::int32_t pid = 0, tgid = 0;
