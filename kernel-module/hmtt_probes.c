@@ -8,7 +8,8 @@
  *   pte      kretprobe on handle_mm_fault: after a successful fault of a
  *            traced thread group, the page-table entry of the faulting
  *            address is read and logged as <pid, vpage, ppage, pte addr>
- *            (first touches, copy-on-write and swap-in all end here);
+ *            (first touches, copy-on-write and swap-in all end here;
+ *            a transparent huge page is logged from its PMD, flagged);
  *            kprobe on page_remove_rmap: a page of a traced thread group
  *            unmapped by that group (munmap, mremap, exit, its own
  *            move_pages) is logged as <pid, vpage, ppage>, op UNMAP;
@@ -234,8 +235,30 @@ static int fault_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 }
 
 /*
+ * Walk to the PMD of @addr (mmap_lock held, so the tables stay). Returns
+ * NULL where there is no PMD-level table entry.
+ */
+static pmd_t *fault_pmd(struct mm_struct *mm, unsigned long addr)
+{
+	pgd_t *pgd = pgd_offset(mm, addr);
+	p4d_t *p4d;
+	pud_t *pud;
+
+	if (pgd_none(*pgd) || pgd_bad(*pgd))
+		return NULL;
+	p4d = p4d_offset(pgd, addr);
+	if (p4d_none(*p4d) || p4d_bad(*p4d))
+		return NULL;
+	pud = pud_offset(p4d, addr);
+	if (pud_none(*pud) || pud_bad(*pud))
+		return NULL;
+	return pmd_offset(pud, addr);
+}
+
+/*
  * The fault handler returned and still holds mmap_lock unless it says
- * RETRY or COMPLETED: read the entry it installed.
+ * RETRY or COMPLETED: read the entry it installed, a PTE or, for a
+ * transparent huge page, the PMD (follow_pte() must not see those).
  */
 static int fault_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
@@ -244,11 +267,33 @@ static int fault_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 	struct hmtt_fault *f = (struct hmtt_fault *)ri->data;
 	struct hmtt_rec_pte rec = {};
 	spinlock_t *ptl;
+	pmd_t *pmdp;
 	pte_t *ptep;
+	pmd_t pmd;
 	pte_t pte;
 
 	if ((__force vm_fault_t)regs_return_value(regs) & bad)
 		return 0;
+	rec.pid = current->pid;
+	rec.tgid = current->tgid;
+	rec.op = HMTT_PTE_MAP;
+	rec.fault_flags = f->flags;
+	rec.vpage = f->address >> PAGE_SHIFT;
+	pmdp = fault_pmd(f->mm, f->address);
+	if (!pmdp)
+		return 0;
+	pmd = pmd_read_atomic(pmdp);
+	if (pmd_leaf(pmd)) {
+		if (!pmd_present(pmd))
+			return 0;
+		rec.fault_flags |= HMTT_PTE_HUGE;
+		rec.ppage = pmd_pfn(pmd) +
+			    ((f->address & ~PMD_MASK) >> PAGE_SHIFT);
+		rec.pte_addr = page_to_phys(virt_to_page(pmdp)) +
+			       offset_in_page(pmdp);
+		hmtt_log(HMTT_REC_PTE, &rec, sizeof(rec));
+		return 0;
+	}
 	if (follow_pte(f->mm, f->address, &ptep, &ptl))
 		return 0;
 	__acquire(ptl);		/* follow_pte() returned with it held */
@@ -257,11 +302,6 @@ static int fault_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 	pte_unmap_unlock(ptep, ptl);
 	if (!pte_present(pte))
 		return 0;
-	rec.pid = current->pid;
-	rec.tgid = current->tgid;
-	rec.op = HMTT_PTE_MAP;
-	rec.fault_flags = f->flags;
-	rec.vpage = f->address >> PAGE_SHIFT;
 	rec.ppage = pte_pfn(pte);
 	hmtt_log(HMTT_REC_PTE, &rec, sizeof(rec));
 	return 0;

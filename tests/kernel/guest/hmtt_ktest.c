@@ -712,6 +712,94 @@ static int cmd_pagemap(int argc, char **argv)
 	return failures != 0;
 }
 
+/*
+ * thp: a child faults two transparent huge pages (one byte each); each
+ * fault is one HUGE record whose ppage is the frame pagemap shows for the
+ * touched address, and pagemap shows 512 contiguous frames around it.
+ */
+static int cmd_thp(void)
+{
+	const uint64_t huge = 2ULL << 20;
+	const uint64_t touch[2] = { 0x1234, huge + 0x5678 };
+	const struct hmtt_rec_hdr *h;
+	struct log lg = { 0 };
+	struct hmtt_dev d;
+	int go[2], ready[2], k;
+	uint64_t region = 0, records = 0, matched = 0, contiguous = 0;
+	pid_t child;
+
+	if (hmtt_open(&d, NULL, (size_t)-1) || pipe(go) || pipe(ready))
+		return 1;
+	{
+		/* The kernel turns THP off by default below 512 MiB of RAM. */
+		int fd = open("/sys/kernel/mm/transparent_hugepage/enabled", O_WRONLY);
+
+		if (fd < 0 || write(fd, "madvise", 7) != 7)
+			return 1;
+		close(fd);
+	}
+	log_drain(&d, &lg);
+	lg.len = 0;
+	child = fork();
+	if (child == 0) {
+		char c;
+		uint8_t *p = mmap(NULL, 3 * huge, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		uint8_t *a = (uint8_t *)(((uintptr_t)p + huge - 1) & ~(uintptr_t)(huge - 1));
+
+		madvise(a, 2 * huge, MADV_HUGEPAGE);
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		a[touch[0]] = 1;
+		a[touch[1]] = 2;
+		region = (uint64_t)(uintptr_t)a;
+		if (write(ready[1], &region, sizeof(region)) != sizeof(region))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	hmtt_trace_pid(&d, child, HMTT_PID_ADD);
+	hmtt_set_probes(&d, HMTT_PROBE_PTE);
+	if (write(go[1], "g", 1) != 1 ||
+	    read(ready[0], &region, sizeof(region)) != sizeof(region))
+		return 1;
+	hmtt_set_probes(&d, 0);
+	log_drain(&d, &lg);
+	for_each_rec(h, &lg) {
+		const struct hmtt_rec_pte *r = (const void *)(h + 1);
+
+		if (h->type != HMTT_REC_PTE || r->tgid != child || r->op != HMTT_PTE_MAP ||
+		    !(r->fault_flags & HMTT_PTE_HUGE))
+			continue;
+		records++;
+		for (k = 0; k < 2; k++) {
+			uint64_t e = pagemap_entry(child, region + touch[k]);
+
+			if (r->vpage == (region + touch[k]) / 4096 && (e & PM_PRESENT) &&
+			    PM_PFN(e) == r->ppage)
+				matched++;
+		}
+	}
+	for (k = 0; k < 2; k++) {
+		uint64_t start = region + (uint64_t)k * huge, j;
+		uint64_t pfn0 = PM_PFN(pagemap_entry(child, start)), ok = 1;
+
+		for (j = 1; j < 512; j++)
+			if (PM_PFN(pagemap_entry(child, start + j * 4096)) != pfn0 + j)
+				ok = 0;
+		contiguous += ok;
+	}
+	report("pagemap_thp", records == 2 && matched == 2 && contiguous == 2,
+	       "huge_faults=2 huge_records=%" PRIu64 " matching_pagemap=%" PRIu64
+	       " huge_pages_contiguous_in_pagemap=%" PRIu64, records, matched, contiguous);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	hmtt_trace_pid(&d, 0, HMTT_PID_CLEAR);
+	free(lg.data);
+	hmtt_close(&d);
+	return failures != 0;
+}
+
 /* ---- DMA oracle -------------------------------------------------------- */
 
 struct disk_stat {
@@ -1262,6 +1350,8 @@ int main(int argc, char **argv)
 		return cmd_group(argc, argv);
 	if (!strcmp(argv[1], "pagemap"))
 		return cmd_pagemap(argc, argv);
+	if (!strcmp(argv[1], "thp"))
+		return cmd_thp();
 	if (!strcmp(argv[1], "dma"))
 		return cmd_dma(argc, argv);
 	if (!strcmp(argv[1], "printk"))

@@ -70,6 +70,7 @@ $T icode
 $T errors
 $T probes
 $T pagemap 256
+$T thp
 step dma
 $T dma vda $ktest_disk_bytes
 $T dma vda $((ktest_disk_bytes / 2)) buffered

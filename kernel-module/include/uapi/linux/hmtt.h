@@ -105,7 +105,8 @@ struct hmtt_rec_syscall {
 #define HMTT_PTE_MAP		1	/* a fault installed vpage -> ppage */
 #define HMTT_PTE_UNMAP		2	/* vpage -> ppage was removed (munmap, exit) */
 #define HMTT_PTE_MIGRATE	3	/* migration mapped vpage -> new ppage */
-#define HMTT_PTE_HUGE		(1U << 31)	/* fault_flags: a transparent huge page */
+#define HMTT_PTE_HUGE		(1U << 31)	/* fault_flags: a PMD-mapped huge page;
+						 * ppage is the frame of vpage in it */
 
 struct hmtt_rec_pte {
 	__s32 pid;
@@ -114,7 +115,7 @@ struct hmtt_rec_pte {
 	__u32 fault_flags;	/* FAULT_FLAG_* of a map; HMTT_PTE_HUGE */
 	__u64 vpage;		/* virtual address >> 12 */
 	__u64 ppage;		/* page frame number */
-	__u64 pte_addr;		/* physical address of the page-table entry (MAP only) */
+	__u64 pte_addr;		/* physical address of the PTE (PMD if huge), MAP only */
 };
 
 #define HMTT_DMA_MAP		1
