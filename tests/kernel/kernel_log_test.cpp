@@ -222,3 +222,23 @@ TEST_CASE("CSV tables carry every record with its sync-tag index") {
   CHECK(slurp(dir / "events.csv") == "seq,cpu,time_ns,sync_index,kind,event,value,pid\n");
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("page-map ops: map, unmap, migrate; anything else is an error") {
+  hmtt_rec_pte pte{};
+  pte.op = HMTT_PTE_MIGRATE;
+  pte.fault_flags = HMTT_PTE_HUGE;
+  pte.vpage = 0x200;
+  pte.ppage = 0x4321;
+  LogBuilder b;
+  b.add(HMTT_REC_PTE, 1, pte);
+  auto log = KernelLogDecoder{}.decode(b.bytes);
+  REQUIRE(log.ok());
+  CHECK(log->page_map[0].op == 3);
+  CHECK(log->page_map[0].fault_flags == 0x80000000u);
+  pte.op = 4;
+  LogBuilder bad;
+  bad.add(HMTT_REC_PTE, 1, pte);
+  auto r = KernelLogDecoder{}.decode(bad.bytes);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().message == "kernel log offset 0: pte.op: 4 is not 1 (map), 2 (unmap) or 3 (migrate)");
+}
