@@ -1284,6 +1284,85 @@ static int cmd_cache(void)
 	return failures != 0;
 }
 
+/*
+ * Seconds for `rounds` rounds of 1000 getppid(), the log read between
+ * rounds. A reader whose own syscalls are traced never finds the log empty
+ * (each read() logs its own entry and exit), so it reads a bounded number
+ * of times.
+ */
+static double time_syscalls(const struct hmtt_dev *d, int rounds)
+{
+	static uint8_t buf[1 << 16];
+	double total = 0;
+	int r, i;
+
+	for (r = 0; r < rounds; r++) {
+		double t0 = now_s();
+
+		for (i = 0; i < 1000; i++)
+			syscall(SYS_getppid);
+		total += now_s() - t0;
+		for (i = 0; i < 16 && hmtt_read_log(d, buf, sizeof(buf)) > 0; i++)
+			;
+	}
+	return total;
+}
+
+/* Seconds for `rounds` rounds of faulting 512 fresh pages, drained between. */
+static double time_faults(const struct hmtt_dev *d, int rounds)
+{
+	struct log lg = { 0 };
+	double total = 0;
+	int r, i;
+
+	for (r = 0; r < rounds; r++) {
+		uint8_t *p = mmap(NULL, 512 * 4096, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		double t0;
+
+		madvise(p, 512 * 4096, MADV_NOHUGEPAGE);
+		t0 = now_s();
+		for (i = 0; i < 512; i++)
+			p[i * 4096] = 1;
+		total += now_s() - t0;
+		munmap(p, 512 * 4096);
+		log_drain(d, &lg);
+		lg.len = 0;
+	}
+	free(lg.data);
+	return total;
+}
+
+/*
+ * overhead: the cost of the probes as ratios against a baseline measured
+ * in the same run (emulated CPU: ratios only, and no assertion on time).
+ */
+static int cmd_overhead(void)
+{
+	struct hmtt_dev d;
+	double sys_base, sys_filtered, sys_traced, flt_base, flt_traced;
+
+	if (hmtt_open(&d, NULL, (size_t)-1))
+		return 1;
+	sys_base = time_syscalls(&d, 20);
+	hmtt_set_probes(&d, HMTT_PROBE_SYSCALL);
+	sys_filtered = time_syscalls(&d, 20);
+	hmtt_trace_pid(&d, 0, HMTT_PID_ADD);
+	sys_traced = time_syscalls(&d, 20);
+	hmtt_set_probes(&d, 0);
+	flt_base = time_faults(&d, 10);
+	hmtt_set_probes(&d, HMTT_PROBE_PTE);
+	flt_traced = time_faults(&d, 10);
+	hmtt_set_probes(&d, 0);
+	hmtt_trace_pid(&d, 0, HMTT_PID_CLEAR);
+	printf("HMTT-BENCH syscall_ns=%.0f syscall_probe_other_pid_ratio=%.2f"
+	       " syscall_probe_traced_ratio=%.2f fault_ns=%.0f fault_probe_traced_ratio=%.2f\n",
+	       sys_base / 20000 * 1e9, sys_filtered / sys_base, sys_traced / sys_base,
+	       flt_base / 5120 * 1e9, flt_traced / flt_base);
+	hmtt_close(&d);
+	return 0;
+}
+
 /* ---- syscalls and context switches -------------------------------------- */
 
 /* probes: the syscall probe logs only traced pids; sched logs switches. */
@@ -1350,6 +1429,8 @@ int main(int argc, char **argv)
 		return cmd_group(argc, argv);
 	if (!strcmp(argv[1], "pagemap"))
 		return cmd_pagemap(argc, argv);
+	if (!strcmp(argv[1], "overhead"))
+		return cmd_overhead();
 	if (!strcmp(argv[1], "thp"))
 		return cmd_thp();
 	if (!strcmp(argv[1], "dma"))

@@ -71,6 +71,7 @@ $T errors
 $T probes
 $T pagemap 256
 $T thp
+$T overhead
 step dma
 $T dma vda $ktest_disk_bytes
 $T dma vda $((ktest_disk_bytes / 2)) buffered
