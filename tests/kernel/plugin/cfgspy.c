@@ -34,6 +34,7 @@ typedef void (*qemu_plugin_atexit_cb_t)(qemu_plugin_id_t id, void *userdata);
 
 void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id, qemu_plugin_tb_trans_cb_t cb);
 size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
+uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *tb);
 struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb, size_t idx);
 void qemu_plugin_register_vcpu_mem_cb(struct qemu_plugin_insn *insn, qemu_plugin_vcpu_mem_cb_t cb,
 				      enum qemu_plugin_cb_flags flags, enum qemu_plugin_mem_rw rw,
@@ -64,9 +65,23 @@ static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr
 	pthread_mutex_unlock(&out_lock);
 }
 
+/*
+ * The x86-64 kernel image lives in [0xffffffff80000000, 0xffffffffc0000000)
+ * (KASLR moves it inside that window); modules are mapped above it. Only
+ * user programs and hmtt.ko touch the configuration space, so the kernel
+ * image's code is not instrumented: that keeps the guest about as fast as
+ * without the plugin.
+ */
+#define KERNEL_TEXT_START 0xffffffff80000000ULL
+#define MODULES_START 0xffffffffc0000000ULL
+
 static void on_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	size_t i, n = qemu_plugin_tb_n_insns(tb);
+	uint64_t pc = qemu_plugin_tb_vaddr(tb);
+
+	if (pc >= KERNEL_TEXT_START && pc < MODULES_START)
+		return;
 
 	for (i = 0; i < n; i++)
 		qemu_plugin_register_vcpu_mem_cb(qemu_plugin_tb_get_insn(tb, i), on_mem,
