@@ -11,7 +11,7 @@ core=(build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
       libsqlite3-dev sqlite3 doctest-dev libcli11-dev nlohmann-json3-dev
       libfftw3-dev gnuplot-nox valgrind)
 extra=(yosys nextpnr-ice40 fpga-icestorm tshark qemu-system-x86 busybox-static
-       cpio kmod xz-utils zstd iproute2 chromium)
+       cpio kmod xz-utils zstd iproute2 chromium linux-headers-amd64 sparse)
 
 pkgs=("${core[@]}")
 [ "$tier" = all ] && pkgs+=("${extra[@]}")

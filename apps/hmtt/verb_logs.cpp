@@ -1,0 +1,67 @@
+// hmtt logs: the kernel module's log (bytes read from /dev/hmtt, e.g.
+// `hmttctl logs --raw > run.hlog`) decoded into tables. Prints a summary,
+// --json for figures, -o DIR for page_map/dma/events/sched/syscalls CSV files
+// with each record's sync-tag index (docs/kernel-tracing.md).
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <vector>
+
+#include "hmtt/driver/kernel_log.h"
+#include "verb.h"
+
+namespace {
+
+struct LogsOptions {
+  std::string input;
+  std::string out_dir;
+  std::uint64_t region_bytes = 8u << 20;
+  std::uint32_t nsync = 0;
+  bool json = false;
+};
+
+int run_logs(const LogsOptions& o) {
+  std::ifstream in(o.input, std::ios::binary);
+  if (!in) return hmtt::app::fail("logs", hmtt::make_error(o.input + ": cannot open"));
+  std::vector<char> raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(raw.data()), raw.size());
+  auto log = hmtt::driver::KernelLogDecoder{}.decode(bytes);
+  if (!log.ok()) return hmtt::app::fail("logs", hmtt::make_error(o.input + ": " + log.error().message));
+  const std::uint32_t nsync = o.nsync ? o.nsync : hmtt::driver::nsync_for_region(o.region_bytes);
+  if (!o.out_dir.empty()) {
+    auto st = hmtt::driver::write_kernel_log_csv(*log, o.out_dir, nsync);
+    if (!st.ok()) return hmtt::app::fail("logs", st.error());
+  }
+  const auto& l = *log;
+  if (o.json) {
+    std::printf(
+        "{\"records\": %llu, \"first_seq\": %llu, \"last_seq\": %llu, \"missing_seq\": %llu, "
+        "\"page_map\": %zu, \"dma\": %zu, \"events\": %zu, \"sched\": %zu, \"syscalls\": %zu, \"user\": %zu, "
+        "\"nsync\": %u}\n",
+        static_cast<unsigned long long>(l.records), static_cast<unsigned long long>(l.first_seq),
+        static_cast<unsigned long long>(l.last_seq), static_cast<unsigned long long>(l.missing_seq),
+        l.page_map.size(), l.dma.size(), l.tags.size(), l.sched.size(), l.syscalls.size(), l.user.size(), nsync);
+  } else {
+    std::printf("%s: %llu records, seq %llu..%llu, %llu dropped by the module\n", o.input.c_str(),
+                static_cast<unsigned long long>(l.records), static_cast<unsigned long long>(l.first_seq),
+                static_cast<unsigned long long>(l.last_seq), static_cast<unsigned long long>(l.missing_seq));
+    std::printf("  page map %zu, dma %zu, events %zu, sched %zu, syscalls %zu, user %zu\n", l.page_map.size(),
+                l.dma.size(), l.tags.size(), l.sched.size(), l.syscalls.size(), l.user.size());
+    if (!o.out_dir.empty()) std::printf("  tables written to %s/ (sync ids: %u)\n", o.out_dir.c_str(), nsync);
+  }
+  return hmtt::app::kExitOk;
+}
+
+}  // namespace
+
+void setup_logs(CLI::App& app, int& exit_code) {
+  auto opts = std::make_shared<LogsOptions>();
+  auto* cmd = app.add_subcommand("logs", "Decode the kernel module's log (page map, DMA, events) into tables");
+  cmd->add_option("log", opts->input, "raw log bytes (hmttctl logs --raw > FILE)")->required();
+  cmd->add_option("-o,--output", opts->out_dir, "write CSV tables into this directory");
+  cmd->add_option("--region-bytes", opts->region_bytes, "configuration-space size, for the sync-tag index")
+      ->capture_default_str();
+  cmd->add_option("--nsync", opts->nsync, "sync ids (hmttctl status); overrides --region-bytes");
+  cmd->add_flag("--json", opts->json, "print the figures as JSON");
+  cmd->callback([opts, &exit_code] { exit_code = run_logs(*opts); });
+}
