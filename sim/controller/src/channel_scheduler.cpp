@@ -1,12 +1,14 @@
 #include "hmtt/sim/channel_scheduler.h"
 
 #include <algorithm>
+#include <array>
 
 namespace hmtt::sim {
 
 ChannelScheduler::ChannelScheduler(const DramTiming& timing, PagePolicy policy, unsigned ranks, unsigned banks,
                                    unsigned queue_depth, std::uint64_t starvation_cycles)
     : t_(timing), policy_(policy), depth_(queue_depth), starvation_(starvation_cycles), ranks_(ranks) {
+  queue_.reserve(queue_depth);
   for (unsigned r = 0; r < ranks; ++r) {
     ranks_[r].banks.resize(banks);
     // Stagger the ranks' refreshes so they do not stall the channel together.
@@ -14,7 +16,20 @@ ChannelScheduler::ChannelScheduler(const DramTiming& timing, PagePolicy policy, 
   }
 }
 
-void ChannelScheduler::enqueue(const Burst& b) { queue_.push_back(b); }
+// Same burst address and at least one of the two a write: program order must hold.
+static bool conflicts(const Burst& older, const Burst& younger) {
+  return older.address == younger.address && (older.write || younger.write);
+}
+
+void ChannelScheduler::enqueue(const Burst& b) {
+  Burst q = b;
+  q.opened_row = false;
+  q.older_conflicts = 0;
+  for (const Burst& o : queue_) q.older_conflicts += conflicts(o, q) ? 1 : 0;
+  Bank& bank = ranks_[q.where.rank].banks[q.where.bank];
+  if (bank.open && bank.row == q.where.row) ++bank.queued_hits;
+  queue_.push_back(q);
+}
 
 std::uint64_t ChannelScheduler::ready_activate(const Rank& r, const Bank& b) const {
   std::uint64_t c = std::max(b.ready_act, r.ready_act_rrd);
@@ -39,13 +54,6 @@ std::uint64_t ChannelScheduler::ready_column(unsigned rank, const Bank& b, bool 
   const Rank& r = ranks_[rank];
   if (!write && r.wrote) c = std::max(c, r.write_data_end + t_.tWTR);
   return c;
-}
-
-bool ChannelScheduler::hazard(std::size_t index) const {
-  const Burst& b = queue_[index];
-  for (std::size_t j = 0; j < index; ++j)
-    if (queue_[j].address == b.address && (queue_[j].write || b.write)) return true;
-  return false;
 }
 
 PlannedCommand ChannelScheduler::next(std::uint64_t now) const {
@@ -83,12 +91,10 @@ PlannedCommand ChannelScheduler::next(std::uint64_t now) const {
   if (!queue_.empty()) {
     const bool starving = base >= queue_.front().arrival + starvation_;
     const std::size_t nbanks = ranks_[0].banks.size();
-    scratch_hit_.assign(ranks_.size() * nbanks, 0);
-    scratch_claimed_.assign(ranks_.size() * nbanks, 0);
-    for (const Burst& b : queue_) {
-      const Bank& bank = ranks_[b.where.rank].banks[b.where.bank];
-      if (bank.open && bank.row == b.where.row) scratch_hit_[b.where.rank * nbanks + b.where.bank] = 1;
-    }
+    // Per call: banks whose row commands the oldest burst has taken, and (bank, direction)
+    // pairs already offered a column command (a younger one at the same cycle cannot win).
+    std::array<std::uint8_t, kMaxBankKeys> claimed{};
+    std::array<std::uint8_t, 2 * kMaxBankKeys> column_seen{};
     const std::size_t limit = starving ? 1 : queue_.size();
     for (std::size_t i = 0; i < limit; ++i) {
       const Burst& b = queue_[i];
@@ -100,17 +106,20 @@ PlannedCommand ChannelScheduler::next(std::uint64_t now) const {
       w.rank = static_cast<std::uint8_t>(b.where.rank);
       w.bank = static_cast<std::uint8_t>(b.where.bank);
       if (bank.open && bank.row == b.where.row) {
-        if (hazard(i)) continue;
+        if (b.older_conflicts != 0) continue;
+        if (column_seen[2 * key + b.write]) continue;
+        column_seen[2 * key + b.write] = 1;
         w.cmd = b.write ? DdrCommand::Write : DdrCommand::Read;
         w.addr = static_cast<std::uint16_t>(b.where.column);
         w.auto_precharge = policy_ == PagePolicy::ClosePage;
         consider(ready_column(b.where.rank, bank, b.write), 1, w, static_cast<int>(i));
+        if (best.cycle == base && best_prio <= 1) break;  // nothing later in the queue can win
         continue;
       }
-      if (scratch_claimed_[key]) continue;  // the oldest burst of a bank drives its row commands
-      scratch_claimed_[key] = 1;
+      if (claimed[key]) continue;  // the oldest burst of a bank drives its row commands
+      claimed[key] = 1;
       if (bank.open) {
-        if (scratch_hit_[key] && !starving) continue;  // keep a row open while hits wait
+        if (bank.queued_hits != 0 && !starving) continue;  // keep a row open while hits wait
         w.cmd = DdrCommand::Precharge;
         consider(bank.ready_pre, 2, w, static_cast<int>(i));
       } else {
@@ -133,6 +142,9 @@ std::optional<Burst> ChannelScheduler::commit(const PlannedCommand& c) {
       Bank& b = r.banks[c.word.bank];
       b.open = true;
       b.row = c.word.addr;
+      b.queued_hits = 0;
+      for (const Burst& q : queue_)
+        if (q.where.rank == c.word.rank && q.where.bank == c.word.bank && q.where.row == b.row) ++b.queued_hits;
       b.act_at = now;
       b.ready_col = now + t_.tRCD;
       b.ready_pre = now + t_.tRAS;
@@ -146,7 +158,7 @@ std::optional<Burst> ChannelScheduler::commit(const PlannedCommand& c) {
     }
     case DdrCommand::Precharge: {
       Bank& b = r.banks[c.word.bank];
-      b.open = false;
+      close_row(b);
       b.ready_act = std::max(b.ready_act, now + t_.tRP);
       ++counters_.precharges;
       ++counters_.row_conflicts;
@@ -171,12 +183,15 @@ std::optional<Burst> ChannelScheduler::commit(const PlannedCommand& c) {
         b.ready_pre = std::max(b.ready_pre, now + t_.read_to_precharge());
         ++counters_.reads;
       }
+      --b.queued_hits;  // the served burst was a hit on this row
       if (c.word.auto_precharge) {
-        b.open = false;
+        close_row(b);
         b.ready_act = std::max(b.ready_act, b.ready_pre + t_.tRP);
       }
       const auto it = queue_.begin() + c.burst;
       Burst served = *it;
+      for (auto y = it + 1; y != queue_.end(); ++y)
+        if (conflicts(served, *y)) --y->older_conflicts;
       queue_.erase(it);
       if (served.opened_row) {
         ++counters_.row_misses;
@@ -187,7 +202,7 @@ std::optional<Burst> ChannelScheduler::commit(const PlannedCommand& c) {
     }
     case DdrCommand::PrechargeAll:
       for (Bank& b : r.banks) {
-        b.open = false;
+        close_row(b);
         b.ready_act = std::max(b.ready_act, now + t_.tRP);
       }
       r.prea_done = true;

@@ -59,6 +59,10 @@ struct ControllerSimulation::Impl {
   sc_core::sc_event space[2];
   sc_core::sc_event issued;
   sc_core::sc_event abort_event;
+  // Wake-up lists built once (an `a | b` expression allocates on every wait).
+  sc_core::sc_event_or_list wake_channel[2];
+  sc_core::sc_event_or_list wake_space[2];
+  sc_core::sc_event_or_list wake_issued;
   bool front_done = false;
   bool channel_done[2] = {true, true};
   bool front_ended = false;
@@ -77,14 +81,21 @@ struct ControllerSimulation::Impl {
   };
   std::vector<std::unique_ptr<Bus>> buses;
 
-  Impl(const ControllerConfig& c, RequestSource& s) : cfg(c), source(s) {}
+  Impl(const ControllerConfig& c, RequestSource& s) : cfg(c), source(s) {
+    for (int ch = 0; ch < 2; ++ch) {
+      wake_channel[ch] |= arrival[ch];
+      wake_channel[ch] |= abort_event;
+      wake_space[ch] |= space[ch];
+      wake_space[ch] |= abort_event;
+    }
+    wake_issued |= issued;
+    wake_issued |= abort_event;
+  }
 
   std::uint64_t now_cycle() const {
     return (sc_core::sc_time_stamp().value() - start_ps) / tck;
   }
-  sc_core::sc_time cycles(std::uint64_t n) const {
-    return sc_core::sc_time(static_cast<double>(n * tck), sc_core::SC_PS);
-  }
+  sc_core::sc_time cycles(std::uint64_t n) const { return sc_core::sc_time::from_value(n * tck); }
   bool finished() const { return front_ended && channel_done[0] && channel_done[1]; }
   void fail(Error e) {
     if (!error) error = std::move(e);
@@ -114,15 +125,16 @@ struct ControllerSimulation::Impl {
           break;
         }
         const std::uint64_t now = now_cycle();
-        if (q.time > now) wait(cycles(q.time - now), abort_event);
+        if (q.time > now) sc_core::wait(cycles(q.time - now), abort_event);
         if (aborting) break;
         const bool config = cfg.config_space.contains(q.address);
         std::uint64_t first = q.address - q.address % bb;
         std::uint64_t last = config ? first : (q.address + q.size - 1) - (q.address + q.size - 1) % bb;
         if (config) {  // strongly ordered: everything before it issues first
-          while (queued_total != 0 && !aborting) wait(issued | abort_event);
+          while (queued_total != 0 && !aborting) sc_core::wait(wake_issued);
         }
-        pending[id] = Pending{q.time, static_cast<std::uint32_t>((last - first) / bb + 1)};
+        // Latency counts from when the request reaches the controller (not from a time it could not be taken).
+        pending[id] = Pending{now_cycle(), static_cast<std::uint32_t>((last - first) / bb + 1)};
         for (std::uint64_t a = first; a <= last && !aborting; a += bb) {
           Burst b;
           b.request = id;
@@ -131,7 +143,7 @@ struct ControllerSimulation::Impl {
           b.write = q.write;
           b.config_space = config;
           const unsigned ch = b.where.channel;
-          while (!sched[ch].has_room() && !aborting) wait(space[ch] | abort_event);
+          while (!sched[ch].has_room() && !aborting) sc_core::wait(wake_space[ch]);
           if (aborting) break;
           b.arrival = now_cycle();
           sched[ch].enqueue(b);
@@ -139,7 +151,7 @@ struct ControllerSimulation::Impl {
           arrival[ch].notify(sc_core::SC_ZERO_TIME);
         }
         if (config) {
-          while (queued_total != 0 && !aborting) wait(issued | abort_event);
+          while (queued_total != 0 && !aborting) sc_core::wait(wake_issued);
         }
       }
     }
@@ -163,7 +175,7 @@ struct ControllerSimulation::Impl {
       const std::uint64_t now = now_cycle();
       const PlannedCommand p = s.next(now);
       if (p.cycle > now) {
-        wait(cycles(p.cycle - now), arrival[ch] | abort_event);
+        sc_core::wait(cycles(p.cycle - now), wake_channel[ch]);
         continue;
       }
       const auto served = s.commit(p);

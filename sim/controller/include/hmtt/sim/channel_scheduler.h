@@ -18,7 +18,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <optional>
 #include <vector>
 
@@ -39,6 +38,7 @@ struct Burst {
   bool write = false;
   bool config_space = false;
   bool opened_row = false;  // set by the scheduler when it activated a row for this burst
+  std::uint32_t older_conflicts = 0;  // set by the scheduler: older queued bursts it must not pass
 };
 
 // A command the scheduler chose, at the cycle it may issue.
@@ -57,6 +57,7 @@ struct SchedulerCounters {
 
 class ChannelScheduler {
  public:
+  static constexpr std::size_t kMaxBankKeys = 64;  // ranks x banks
   ChannelScheduler(const DramTiming& timing, PagePolicy policy, unsigned ranks, unsigned banks,
                    unsigned queue_depth, std::uint64_t starvation_cycles = 2000);
 
@@ -82,6 +83,7 @@ class ChannelScheduler {
     std::uint64_t ready_act = 0;  // tRP after (auto-)precharge, tRC after ACT, tRFC after REF
     std::uint64_t ready_col = 0;  // tRCD after ACT
     std::uint64_t ready_pre = 0;  // tRAS after ACT, read/write to precharge
+    std::uint32_t queued_hits = 0;  // queued bursts for the open row
   };
   struct Rank {
     std::vector<Bank> banks;
@@ -98,14 +100,13 @@ class ChannelScheduler {
   bool refresh_pending(const Rank& r, std::uint64_t now) const { return now >= r.refresh_due; }
   std::uint64_t ready_activate(const Rank& r, const Bank& b) const;
   std::uint64_t ready_column(unsigned rank, const Bank& b, bool write) const;
-  bool hazard(std::size_t index) const;
 
   DramTiming t_;
   PagePolicy policy_;
   std::size_t depth_;
   std::uint64_t starvation_;
   std::vector<Rank> ranks_;
-  std::deque<Burst> queue_;
+  std::vector<Burst> queue_;  // oldest first (at most queue_depth: erase is a short move)
   std::uint64_t last_cmd_ = 0;
   bool any_cmd_ = false;
   std::uint64_t last_col_ = 0;
@@ -114,8 +115,10 @@ class ChannelScheduler {
   unsigned data_rank_ = 0;
   bool data_write_ = false;
   SchedulerCounters counters_;
-  mutable std::vector<std::uint8_t> scratch_hit_;      // next(): an open row with queued hits
-  mutable std::vector<std::uint8_t> scratch_claimed_;  // next(): a bank whose row commands are taken
+  void close_row(Bank& b) {
+    b.open = false;
+    b.queued_hits = 0;
+  }
 };
 
 }  // namespace hmtt::sim
