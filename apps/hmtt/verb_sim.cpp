@@ -251,7 +251,7 @@ int run_sim(const SimOptions& o) {
   sim::ICodeInterleaver requests(std::move(workload).value(), ic);
 
   // Boards: one per channel.
-  std::string board_kind;
+  const std::string board_kind = HMTT_SIM_HAS_BOARD && !o.ground_truth_frames ? "cpp-model" : "ground-truth-framer";
   std::vector<std::unique_ptr<BoardPort>> boards;
   for (unsigned ch = 0; ch < o.channels; ++ch) {
     wire::EncoderConfig ec;
@@ -262,7 +262,7 @@ int run_sim(const SimOptions& o) {
     ec.addr_bits = static_cast<std::uint8_t>(std::max(20u, map->total_bits() - 6));
     Result<std::unique_ptr<BoardPort>> b = make_error("no board");
 #if HMTT_SIM_HAS_BOARD
-    if (!o.ground_truth_frames) {
+    if (board_kind == "cpp-model") {
       board::BoardConfig bc;
       bc.map = *map;
       bc.channel = ch;
@@ -272,13 +272,9 @@ int run_sim(const SimOptions& o) {
       bc.fifo_depth = o.fifo;
       if (o.link_mbps > 0) bc.rate_q16 = board::link_rate_q16(o.link_mbps * 1e6, o.links, ec.clock_khz);
       b = CppBoard::create(bc);
-      board_kind = "cpp-model";
     }
 #endif
-    if (board_kind.empty()) {
-      b = GroundTruthFramer::create(ec, cfg.config_space);
-      board_kind = "ground-truth-framer";
-    }
+    if (board_kind == "ground-truth-framer") b = GroundTruthFramer::create(ec, cfg.config_space);
     if (!b.ok()) return app::fail(verb, b.error());
     boards.push_back(std::move(*b));
   }
