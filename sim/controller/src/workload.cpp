@@ -229,11 +229,26 @@ Result<std::unique_ptr<RequestSource>> make_workload(const WorkloadSpec& s) {
   if (s.name == "random-read") return micro(MicroPattern::RandomRead);
   if (s.name == "appendix-a") return appendix_a_sweep(s.requests, std::min<std::uint64_t>(s.limit, 64ull << 20), s.seed);
   if (s.name == "bursty") {
-    auto inner = appendix_a_sweep(s.requests, std::min<std::uint64_t>(s.limit, 64ull << 20), s.seed);
-    if (!inner.ok()) return inner.error();
+    // The four micro-benchmarks at `unit`, one after the other, re-timed into on/off
+    // phases. Inside a burst a request follows every `gap` cycles (default: one 64-byte
+    // BL8 burst per 4 cycles, the data-bus peak), so the trace rate during a burst is the
+    // memory's peak and the board's FIFO must absorb it.
+    std::vector<std::unique_ptr<RequestSource>> parts;
+    for (MicroPattern p : {MicroPattern::SequentialRead, MicroPattern::SequentialWrite, MicroPattern::ReadAfterWrite,
+                           MicroPattern::RandomRead}) {
+      MicroBenchmarkConfig m = c;
+      m.pattern = p;
+      m.gap = 0;
+      m.requests = s.requests / 4 + (static_cast<std::uint64_t>(p) < s.requests % 4 ? 1 : 0);
+      if (p == MicroPattern::RandomRead) m.region = s.limit;
+      auto mb = MicroBenchmark::create(m);
+      if (!mb.ok()) return mb.error();
+      parts.push_back(std::move(*mb));
+    }
     BurstyConfig b = s.bursty;
-    if (s.gap != 0) b.gap = s.gap;
-    return std::unique_ptr<RequestSource>(new BurstyPhases(std::move(*inner), b));
+    b.gap = s.gap != 0 ? s.gap : 4 * (s.unit / 64);
+    return std::unique_ptr<RequestSource>(
+        new BurstyPhases(std::make_unique<ConcatenatedWorkload>(std::move(parts)), b));
   }
   std::string names;
   for (const auto& n : workload_names()) names += (names.empty() ? "" : ", ") + n;

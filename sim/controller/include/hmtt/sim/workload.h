@@ -138,8 +138,9 @@ class ReferenceReplay final : public RequestSource {
 };
 
 // A built-in workload by name: seq-read, seq-write, read-after-write, random-read
-// (with `unit`), appendix-a (the sweep), bursty (random reads and sequential
-// writes in on/off phases). `requests` data requests in [0, limit).
+// (with `unit`), appendix-a (the sweep), bursty (the four patterns at `unit` in
+// on/off phases, a request every `gap` cycles in a burst, default 4 per 64 B).
+// `requests` data requests in [0, limit).
 struct WorkloadSpec {
   std::string name = "appendix-a";
   std::uint64_t requests = 100000;
