@@ -57,7 +57,7 @@ std::uint64_t ChannelScheduler::ready_column(unsigned rank, const Bank& b, bool 
 }
 
 PlannedCommand ChannelScheduler::next(std::uint64_t now) const {
-  const std::uint64_t base = any_cmd_ ? std::max(now, last_cmd_ + 1) : now;
+  const std::uint64_t base = earliest(now);
   PlannedCommand best;
   int best_prio = 99;
   bool found = false;

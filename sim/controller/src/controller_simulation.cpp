@@ -65,6 +65,10 @@ struct ControllerSimulation::Impl {
   sc_core::sc_event_or_list wake_issued;
   bool front_done = false;
   bool channel_done[2] = {true, true};
+  // The cycle a sleeping channel process planned its next command for. A new burst
+  // wakes it only if it might issue earlier (the scheduler cannot issue before
+  // earliest(now); if the plan is already that cycle, waking changes nothing).
+  std::uint64_t planned[2] = {0, 0};
   bool front_ended = false;
   bool aborting = false;
   std::optional<Error> error;
@@ -148,7 +152,7 @@ struct ControllerSimulation::Impl {
           b.arrival = now_cycle();
           sched[ch].enqueue(b);
           ++queued_total;
-          arrival[ch].notify(sc_core::SC_ZERO_TIME);
+          if (planned[ch] > sched[ch].earliest(b.arrival)) arrival[ch].notify(sc_core::SC_ZERO_TIME);
         }
         if (config) {
           while (queued_total != 0 && !aborting) sc_core::wait(wake_issued);
@@ -175,7 +179,9 @@ struct ControllerSimulation::Impl {
       const std::uint64_t now = now_cycle();
       const PlannedCommand p = s.next(now);
       if (p.cycle > now) {
+        planned[ch] = p.cycle;
         sc_core::wait(cycles(p.cycle - now), wake_channel[ch]);
+        planned[ch] = 0;
         continue;
       }
       const auto served = s.commit(p);

@@ -17,6 +17,7 @@
 // REFRESH tRP later; nothing reaches it again until tRFC has passed.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -66,6 +67,8 @@ class ChannelScheduler {
   std::size_t queued() const { return queue_.size(); }
   void enqueue(const Burst& b);
 
+  // The first cycle at or after `now` on which a command may issue (one per cycle).
+  std::uint64_t earliest(std::uint64_t now) const { return any_cmd_ ? std::max(now, last_cmd_ + 1) : now; }
   // The next command that can issue at or after `now`, chosen by the policy.
   // There always is one: with an empty queue it is the next refresh.
   PlannedCommand next(std::uint64_t now) const;
