@@ -222,3 +222,39 @@ TEST_CASE("an idle channel still refreshes every tREFI with PREA then REF") {
   }
   CHECK(checker.finish(now).ok());
 }
+
+TEST_CASE("a row conflict starved by a stream of hits is served after starvation_cycles") {
+  // (Refresh also ends starvation: PREA closes the hit row.)
+  const DramTiming t = *dram_timing(DdrStandard::Ddr2_400, 8);
+  const AddressMap map = *controller_address_map("open-page", 1, 1);
+  auto burst = [&](std::uint64_t id, std::uint32_t row, std::uint32_t col, std::uint64_t arrival) {
+    DramCoordinates c;
+    c.bank = 0;
+    c.row = row;
+    c.column = col;
+    Burst b;
+    b.request = id;
+    b.where = c;
+    b.address = map.compose(c);
+    b.arrival = arrival;
+    return b;
+  };
+  // Row 0 is opened by burst 0; burst 1 wants row 1; then 2000 hits on row 0, one every 4 cycles.
+  std::vector<Burst> v = {burst(0, 0, 0, 0), burst(1, 1, 0, 0)};
+  for (std::uint64_t i = 0; i < 2000; ++i) v.push_back(burst(2 + i, 0, static_cast<std::uint32_t>((i % 128) * 8), i * 4));
+  auto served_at = [&](std::uint64_t starvation) {
+    ChannelScheduler s(t, PagePolicy::OpenPage, 1, 8, 8, starvation);
+    const Driven d = drive(s, v);
+    REQUIRE(d.served.size() == v.size());
+    for (std::size_t i = 0; i < d.served.size(); ++i)
+      if (d.served[i].request == 1) return i;
+    return d.served.size();
+  };
+  const std::size_t capped = served_at(500);
+  CHECK(capped > 100);  // hits went first for a while (FR-FCFS) ...
+  CHECK(capped < 160);  // ... but only ~500 cycles, at 4 cycles per hit
+  // Without the cap only the refresh at tREFI (1560 cycles), which closes row 0, lets it in.
+  const std::size_t uncapped = served_at(1'000'000);
+  CHECK(uncapped > 1560 / 4 - 20);
+  CHECK(uncapped < 1560 / 4 + 20);
+}
