@@ -76,10 +76,14 @@ TEST_CASE("each timing rule is caught") {
   CHECK(has(run({cmd(0, DdrCommand::Read, 0, 1)}), "no open row"));
   CHECK(has(run({cmd(0, DdrCommand::Active, 0, 1, 7), cmd(20, DdrCommand::Active, 0, 1, 8)}), "not precharged"));
   CHECK(has(run({cmd(0, DdrCommand::Active, 0, 1, 7), cmd(20, DdrCommand::Refresh)}), "REF with a bank"));
-  CHECK(has(run({cmd(0, DdrCommand::PrechargeAll), cmd(3, DdrCommand::Refresh), cmd(20, DdrCommand::Active, 0, 0, 1)}),
+  CHECK(has(run({cmd(0, DdrCommand::PrechargeAll), cmd(4, DdrCommand::Refresh), cmd(20, DdrCommand::Active, 0, 0, 1)}),
             "tRFC"));
   CHECK(has(run({cmd(0, DdrCommand::Active, 0, 3, 1), cmd(8, DdrCommand::PrechargeAll), cmd(10, DdrCommand::Refresh)}),
-            "tRP before REF"));
+            "tRPA before REF"));
+  CHECK(has(run({cmd(0, DdrCommand::Active, 0, 3, 1), cmd(8, DdrCommand::PrechargeAll), cmd(11, DdrCommand::Active, 0, 3, 1)}),
+            "tRPA"));
+  CHECK(run({cmd(0, DdrCommand::Active, 0, 3, 1), cmd(8, DdrCommand::PrechargeAll), cmd(12, DdrCommand::Active, 0, 3, 1)}) ==
+        "");
   CHECK(has(run({cmd(0, DdrCommand::Active, 2, 0, 1)}), "rank does not exist"));
   CHECK(has(run({cmd(5, DdrCommand::Nop), cmd(5, DdrCommand::Nop)}), "does not follow"));
   // Auto-precharge: the bank closes at max(ACT + tRAS, RD + BL/2 + tRTP - 2) = 8; ACT from 8 + tRP = 11.

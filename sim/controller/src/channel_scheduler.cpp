@@ -70,7 +70,7 @@ PlannedCommand ChannelScheduler::next(std::uint64_t now) const {
     }
   };
 
-  // Refresh: PREA once the refresh is due and every bank allows it, REF tRP later.
+  // Refresh: PREA once the refresh is due and every bank allows it, REF tRPA later.
   for (unsigned ri = 0; ri < ranks_.size(); ++ri) {
     const Rank& r = ranks_[ri];
     DdrCommandWord w;
@@ -203,7 +203,7 @@ std::optional<Burst> ChannelScheduler::commit(const PlannedCommand& c) {
     case DdrCommand::PrechargeAll:
       for (Bank& b : r.banks) {
         close_row(b);
-        b.ready_act = std::max(b.ready_act, now + t_.tRP);
+        b.ready_act = std::max(b.ready_act, now + t_.tRPA);
       }
       r.prea_done = true;
       ++counters_.precharge_alls;

@@ -20,7 +20,7 @@ Result<DramTiming> dram_timing(DdrStandard standard, unsigned burst_length) {
     case DdrStandard::Ddr200:  // PC1600, 100 MHz, CL2 (JESD79)
       t.tck_ps = 10000;
       t.cl = 2; t.wl = 1;
-      t.tRCD = 2; t.tRP = 2; t.tRAS = 5; t.tRC = 7; t.tRRD = 2; t.tFAW = 0;
+      t.tRCD = 2; t.tRP = 2; t.tRPA = 2; t.tRAS = 5; t.tRC = 7; t.tRRD = 2; t.tFAW = 0;
       t.tCCD = 1; t.tWR = 2; t.tWTR = 1; t.tRTP = 0;
       t.tRFC = 8;       // 80 ns
       t.tREFI = 780;    // 7.8 us
@@ -28,17 +28,17 @@ Result<DramTiming> dram_timing(DdrStandard standard, unsigned burst_length) {
     case DdrStandard::Ddr2_400:  // 200 MHz, 3-3-3 (JESD79-2)
       t.tck_ps = 5000;
       t.cl = 3; t.wl = 2;
-      t.tRCD = 3; t.tRP = 3; t.tRAS = 8; t.tRC = 11; t.tRRD = 2; t.tFAW = 8;
+      t.tRCD = 3; t.tRP = 3; t.tRPA = 4; t.tRAS = 8; t.tRC = 11; t.tRRD = 2; t.tFAW = 8;
       t.tCCD = 2; t.tWR = 3; t.tWTR = 2; t.tRTP = 2;
-      t.tRFC = 21;      // 105 ns
+      t.tRFC = 26;      // 127.5 ns
       t.tREFI = 1560;
       break;
     case DdrStandard::Ddr2_800:  // 400 MHz, 5-5-5 (JESD79-2)
       t.tck_ps = 2500;
       t.cl = 5; t.wl = 4;
-      t.tRCD = 5; t.tRP = 5; t.tRAS = 18; t.tRC = 23; t.tRRD = 3; t.tFAW = 15;
+      t.tRCD = 5; t.tRP = 5; t.tRPA = 6; t.tRAS = 18; t.tRC = 23; t.tRRD = 3; t.tFAW = 15;
       t.tCCD = 2; t.tWR = 6; t.tWTR = 3; t.tRTP = 3;
-      t.tRFC = 42;      // 105 ns
+      t.tRFC = 51;      // 127.5 ns
       t.tREFI = 3120;
       break;
   }

@@ -23,6 +23,7 @@ void TimingChecker::settle(RankModel& r, std::int64_t now) {
     if (b.auto_pre != kNever && b.auto_pre <= now) {
       b.active = false;
       b.pre = b.auto_pre;
+      b.pre_all = false;
       b.auto_pre = kNever;
     }
 }
@@ -66,7 +67,8 @@ Status TimingChecker::observe(const BusCycle& c) {
     case DdrCommand::Active: {
       BankModel& b = r.banks[w.bank];
       if (b.active || b.auto_pre != kNever) return violation(c.cycle, w, "ACT to a bank that is not precharged", kNever);
-      if (now < b.pre + i(t_.tRP)) return violation(c.cycle, w, "tRP", b.pre + i(t_.tRP));
+      const std::int64_t rp = i(b.pre_all ? t_.tRPA : t_.tRP);
+      if (now < b.pre + rp) return violation(c.cycle, w, b.pre_all ? "tRPA" : "tRP", b.pre + rp);
       if (now < b.act + i(t_.tRC)) return violation(c.cycle, w, "tRC", b.act + i(t_.tRC));
       if (now < r.ref + i(t_.tRFC)) return violation(c.cycle, w, "tRFC", r.ref + i(t_.tRFC));
       if (!r.acts.empty() && now < r.acts.back() + i(t_.tRRD))
@@ -130,6 +132,7 @@ Status TimingChecker::observe(const BusCycle& c) {
         if (now < need) return violation(c.cycle, w, "tRAS/tRTP/tWR before PRE", need);
         b.active = false;
         b.pre = now;
+        b.pre_all = false;
       }
       ++counts_.precharges;
       return {};
@@ -140,9 +143,11 @@ Status TimingChecker::observe(const BusCycle& c) {
         if (b.active) {
           const std::int64_t need = precharge_ready(b);
           if (now < need) return violation(c.cycle, w, "tRAS/tRTP/tWR before PREA", need);
-          b.active = false;
-          b.pre = now;
         }
+        // Idle banks too: PREA restarts every bank's precharge window (tRPA to ACT/REF).
+        b.active = false;
+        b.pre = now;
+        b.pre_all = true;
       }
       ++counts_.precharge_alls;
       return {};
@@ -150,7 +155,8 @@ Status TimingChecker::observe(const BusCycle& c) {
     case DdrCommand::Refresh: {
       for (auto& b : r.banks) {
         if (b.active || b.auto_pre != kNever) return violation(c.cycle, w, "REF with a bank not precharged", kNever);
-        if (now < b.pre + i(t_.tRP)) return violation(c.cycle, w, "tRP before REF", b.pre + i(t_.tRP));
+        const std::int64_t rp = i(b.pre_all ? t_.tRPA : t_.tRP);
+        if (now < b.pre + rp) return violation(c.cycle, w, b.pre_all ? "tRPA before REF" : "tRP before REF", b.pre + rp);
       }
       if (now < r.ref + i(t_.tRFC)) return violation(c.cycle, w, "tRFC", r.ref + i(t_.tRFC));
       if (c.cycle > r.last_ref_or_start + 9ull * t_.tREFI)

@@ -3,8 +3,9 @@
 // All values are in command-clock cycles (tCK). The table is the data both the
 // scheduler (which must obey it) and the timing checker (which verifies the pins
 // against it, with its own formulas) read. Figures are the JEDEC speed bins:
-// DDR-200 (PC1600, CL2, JESD79), DDR2-400 (3-3-3) and DDR2-800 (5-5-5, JESD79-2),
-// 512 Mb x8 devices (tRFC 105 ns for DDR2, 80 ns for DDR), 7.8 us tREFI.
+// DDR-200 (PC1600, CL2, JESD79), DDR2-400 (3-3-3) and DDR2-800 (5-5-5, JESD79-2).
+// DDR2: 1 Gb x8 devices (8 banks, 1 KB page: tRFC 127.5 ns, tFAW 37.5 ns, tRPA =
+// tRP + 1); DDR: 512 Mb x8 (tRFC 80 ns). tREFI 7.8 us.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +27,7 @@ struct DramTiming {
   unsigned wl = 2;              // write latency (DDR: 1, DDR2: CL-1)
   unsigned tRCD = 3;            // ACT to READ/WRITE, same bank
   unsigned tRP = 3;             // PRE to ACT, same bank
+  unsigned tRPA = 4;            // PRECHARGE ALL to ACT/REF (DDR2 8-bank devices: tRP + 1 tCK)
   unsigned tRAS = 8;            // ACT to PRE, same bank
   unsigned tRC = 11;            // ACT to ACT, same bank
   unsigned tRRD = 2;            // ACT to ACT, other bank of the same rank

@@ -6,7 +6,7 @@
 // implicit one of an auto-precharge), READ, WRITE and REFRESH. It shares
 // nothing with the scheduler except the parameter table (DramTiming) and fails
 // on the first command that breaks a rule, naming the cycle, the command and the
-// rule: tRCD, CL/WL data-bus overlap and turnaround, tRP, tRAS, tRC, tRRD, tFAW,
+// rule: tRCD, CL/WL data-bus overlap and turnaround, tRP, tRPA, tRAS, tRC, tRRD, tFAW,
 // tCCD, tWR, tWTR, tRTP, tRFC, refresh with every bank precharged, the refresh
 // interval (at most 9 x tREFI between REFs of a rank: 8 may be postponed),
 // column commands only to an open row, ACT only to a precharged bank, one rank
@@ -46,6 +46,7 @@ class TimingChecker {
     std::uint32_t row = 0;
     std::int64_t act = kNever;
     std::int64_t pre = kNever;         // explicit or implicit precharge start
+    bool pre_all = false;              // that precharge was a PRECHARGE ALL (tRPA)
     std::int64_t read = kNever;
     std::int64_t write = kNever;
     std::int64_t auto_pre = kNever;    // pending auto-precharge takes effect at this cycle
