@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <thread>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -58,6 +60,7 @@ struct SimOptions {
   std::size_t fifo = 16384;
   std::string out_prefix;
   int udp_port = 0;
+  double udp_mbps = 1000;  // pace each link's datagrams to this rate (0: as fast as possible)
   bool rtl = false;
   bool check = false;
   bool ground_truth_frames = false;
@@ -171,6 +174,7 @@ class LinkOutput {
       out->to_.sin_family = AF_INET;
       out->to_.sin_port = htons(static_cast<std::uint16_t>(o.udp_port + 4 * board + link));
       out->to_.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      out->mbps_ = o.udp_mbps;
     }
     return out;
   }
@@ -186,6 +190,7 @@ class LinkOutput {
       HMTT_TRY(pcap_->write(packet, h->base_time * tck_ps / 1000));
     }
     if (fd_ >= 0) {
+      pace(f.bytes.size());
       const ssize_t n = ::sendto(fd_, f.bytes.data(), f.bytes.size(), 0, reinterpret_cast<const sockaddr*>(&to_),
                                  sizeof to_);
       if (n < 0)
@@ -194,6 +199,17 @@ class LinkOutput {
     return {};
   }
   Status close() { return pcap_ ? pcap_->flush() : Status{}; }
+  // Keeps a link's datagrams at `mbps` on the wall clock, as a GigE link would send them.
+  void pace(std::size_t bytes) {
+    if (mbps_ <= 0) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (sent_bytes_ == 0) start_ = now;
+    const double due_s = static_cast<double>(sent_bytes_) * 8.0 / (mbps_ * 1e6);
+    const auto due = start_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                  std::chrono::duration<double>(due_s));
+    if (due > now) std::this_thread::sleep_until(due);
+    sent_bytes_ += bytes + wire::kEthHeaderBytes + wire::kIpv4HeaderBytes + wire::kUdpHeaderBytes + wire::kFcsBytes;
+  }
   std::uint64_t frames = 0;
   const std::string& path() const { return path_; }
 
@@ -205,6 +221,9 @@ class LinkOutput {
   std::unique_ptr<wire::PcapWriter> pcap_;
   int fd_ = -1;
   sockaddr_in to_{};
+  double mbps_ = 0;
+  std::uint64_t sent_bytes_ = 0;
+  std::chrono::steady_clock::time_point start_;
 };
 
 int run_sim(const SimOptions& o) {
@@ -445,6 +464,8 @@ void setup_sim(CLI::App& app, int& exit_code) {
   sub->add_option("--fifo", opts->fifo, "board TX FIFO entries")->capture_default_str();
   sub->add_option("-o,--output", opts->out_prefix, "write PREFIX-b<board>-l<link>.pcap per link");
   sub->add_option("--udp", opts->udp_port, "send frames as UDP to 127.0.0.1, port PORT + 4*board + link");
+  sub->add_option("--udp-mbps", opts->udp_mbps, "pace each link's UDP datagrams to this rate in Mb/s (0: unpaced)")
+      ->capture_default_str();
   sub->add_flag("--rtl", opts->rtl, "use the Verilated RTL board instead of the C++ model");
   sub->add_flag("--check", opts->check, "check every command against DDR timing with the independent checker");
   sub->add_flag("--ground-truth-frames", opts->ground_truth_frames,
