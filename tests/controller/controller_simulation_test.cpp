@@ -253,3 +253,30 @@ TEST_CASE("only one simulation at a time; bad requests are errors naming the req
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().message.find("rank") != std::string::npos);
 }
+
+TEST_CASE("a simulation dropped half way leaves the kernel ready for the next one") {
+  Setup s;
+  s.workload = "seq-read";
+  s.requests = 1000;
+  const Outcome full = simulate(s);
+  {
+    ControllerConfig cfg;
+    cfg.timing = *dram_timing(DdrStandard::Ddr2_400);
+    cfg.map = *controller_address_map("open-page", 1, 1);
+    cfg.config_space = ConfigSpace::at_top(cfg.map.capacity_bytes());
+    cfg.record_ground_truth = false;
+    MicroBenchmarkConfig mc;
+    mc.requests = 100000;
+    auto w = MicroBenchmark::create(mc).value();
+    auto sim = ControllerSimulation::create(cfg, *w);
+    REQUIRE(sim.ok());
+    std::vector<BusCycle> b(100);
+    auto r = (*sim)->bus(0).read(b);
+    REQUIRE(r.ok());
+    CHECK(*r == 100);
+    CHECK_FALSE((*sim)->done());
+  }  // destroyed with its processes suspended in the kernel
+  const Outcome again = simulate(s);
+  CHECK(again.bus[0] == full.bus[0]);  // cycles count from each simulation's own start
+  verify(s, again);
+}
