@@ -280,3 +280,27 @@ TEST_CASE("a simulation dropped half way leaves the kernel ready for the next on
   CHECK(again.bus[0] == full.bus[0]);  // cycles count from each simulation's own start
   verify(s, again);
 }
+
+TEST_CASE("sequential reads reach the data-bus peak of HMTT Appendix A.2, eq. (4)-(6)") {
+  // cmdfrq = FREQ / max(2 tCCD, BL) READs per data-rate clock: one BL8 burst every BL/2 = 4
+  // command cycles. Refresh (tRPA + tRFC every tREFI) is the only allowed loss (< 2.5 %).
+  for (auto std_ : {DdrStandard::Ddr200, DdrStandard::Ddr2_400, DdrStandard::Ddr2_800}) {
+    Setup s;
+    s.standard = std_;
+    s.workload = "seq-read";
+    s.requests = 20000;
+    s.event_every = 0;
+    const Outcome o = simulate(s);
+    const auto& bus = o.bus[0];
+    std::uint64_t first = 0, last = 0, reads = 0;
+    for (const auto& c : bus)
+      if (decode_pins(c.pins).cmd == DdrCommand::Read) {
+        if (reads++ == 0) first = c.cycle;
+        last = c.cycle;
+      }
+    const double per_burst = static_cast<double>(last - first) / static_cast<double>(reads - 1);
+    CAPTURE(standard_name(std_));
+    CHECK(per_burst >= 4.0);
+    CHECK(per_burst < 4.0 * 1.025);
+  }
+}
