@@ -231,26 +231,20 @@ int run_sim(const SimOptions& o) {
   if (o.rtl)
     return app::fail(verb, make_error("--rtl: the Verilator co-simulation of the RTL is not in this build yet"));
   if (o.links < 1 || o.links > 4) return app::fail(verb, make_error("--links " + std::to_string(o.links) + ": must be 1 to 4"));
-  auto standard = sim::parse_standard(o.standard);
-  if (!standard.ok()) return app::fail(verb, standard.error());
-  auto timing = sim::dram_timing(*standard, o.burst_length);
-  if (!timing.ok()) return app::fail(verb, timing.error());
-  auto map = sim::controller_address_map(o.map, o.ranks, o.channels);
-  if (!map.ok()) return app::fail(verb, map.error());
-  if (o.policy != "open" && o.policy != "close")
-    return app::fail(verb, make_error("--policy '" + o.policy + "': must be open or close"));
-
-  sim::ControllerConfig cfg;
-  cfg.timing = *timing;
-  cfg.map = *map;
-  cfg.policy = o.policy == "open" ? sim::PagePolicy::OpenPage : sim::PagePolicy::ClosePage;
-  cfg.ranks = o.ranks;
-  cfg.channels = o.channels;
-  cfg.queue_depth = o.queue_depth;
-  cfg.check_timing = o.check;
-  if (map->capacity_bytes() <= sim::ConfigSpace::kDefaultBytes + (1u << 20))
-    return app::fail(verb, make_error("--map '" + o.map + "': too small for the 8 MiB config space"));
-  cfg.config_space = sim::ConfigSpace::at_top(map->capacity_bytes());
+  sim::ControllerSpec spec;
+  spec.standard = o.standard;
+  spec.map = o.map;
+  spec.policy = o.policy;
+  spec.ranks = o.ranks;
+  spec.channels = o.channels;
+  spec.burst_length = o.burst_length;
+  spec.queue_depth = o.queue_depth;
+  spec.check_timing = o.check;
+  auto made = sim::make_controller_config(spec);
+  if (!made.ok()) return app::fail(verb, made.error());
+  sim::ControllerConfig cfg = *made;
+  const sim::DramTiming* timing = &cfg.timing;
+  const sim::AddressMap* map = &cfg.map;
 
   sim::WorkloadSpec ws;
   ws.name = o.workload;

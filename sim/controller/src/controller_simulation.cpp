@@ -37,6 +37,29 @@ Result<AddressMap> controller_address_map(const std::string& name, unsigned rank
   return m;
 }
 
+Result<ControllerConfig> make_controller_config(const ControllerSpec& spec) {
+  auto standard = parse_standard(spec.standard);
+  if (!standard.ok()) return standard.error();
+  auto timing = dram_timing(*standard, spec.burst_length);
+  if (!timing.ok()) return timing.error();
+  auto map = controller_address_map(spec.map, spec.ranks, spec.channels);
+  if (!map.ok()) return map.error();
+  if (spec.policy != "open" && spec.policy != "close")
+    return make_error("page policy '" + spec.policy + "': must be open or close");
+  if (map->capacity_bytes() < 2 * ConfigSpace::kDefaultBytes)
+    return make_error("address map '" + map->text() + "': too small for the 8 MiB config space");
+  ControllerConfig c;
+  c.timing = *timing;
+  c.map = *map;
+  c.policy = spec.policy == "open" ? PagePolicy::OpenPage : PagePolicy::ClosePage;
+  c.ranks = spec.ranks;
+  c.channels = spec.channels;
+  c.queue_depth = spec.queue_depth;
+  c.check_timing = spec.check_timing;
+  c.config_space = ConfigSpace::at_top(map->capacity_bytes());
+  return c;
+}
+
 struct ControllerSimulation::Impl {
   ControllerConfig cfg;
   RequestSource& source;

@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 
 #include "hmtt/result.h"
 #include "hmtt/sim/address_map.h"
@@ -72,6 +73,20 @@ struct ControllerStats {
 // Builds the address map for `name` (open-page, interleaved, or a map text) with
 // a rank field for 2 ranks and a channel field for 2 channels.
 Result<AddressMap> controller_address_map(const std::string& name, unsigned ranks, unsigned channels);
+
+// A controller set-up by names, as `hmtt sim` and the co-simulation take it.
+struct ControllerSpec {
+  std::string standard = "ddr2-400";  // ddr-200, ddr2-400, ddr2-800
+  std::string map = "open-page";      // open-page, interleaved, or a map text
+  std::string policy = "open";        // open (FR-FCFS) or close
+  unsigned ranks = 1;
+  unsigned channels = 1;
+  unsigned burst_length = 8;
+  unsigned queue_depth = 32;
+  bool check_timing = false;
+};
+// The configuration for `spec`, with the config space at the top 8 MiB of the map.
+Result<ControllerConfig> make_controller_config(const ControllerSpec& spec);
 
 class ControllerSimulation {
  public:
