@@ -27,6 +27,13 @@
 #include "hmtt/wire/frame.h"
 #include "verb.h"
 
+#if __has_include("hmtt/tracefmt/reader.h")
+#include "hmtt/tracefmt/reader.h"
+#define HMTT_SIM_HAS_TRACEFMT 1
+#else
+#define HMTT_SIM_HAS_TRACEFMT 0
+#endif
+
 #if __has_include("hmtt/board/board_model.h")
 #include "hmtt/board/board_model.h"
 #define HMTT_SIM_HAS_BOARD 1
@@ -47,6 +54,8 @@ struct SimOptions {
   unsigned burst_length = 8;
   unsigned queue_depth = 32;
   std::string workload = "appendix-a";
+  std::string replay;                    // a trace file or store to replay instead of a workload
+  std::string cycles_per_tick = "1";     // replay: request time = reference time x N/D
   std::uint64_t requests = 100000;
   std::uint32_t unit = 64;
   std::uint64_t seed = 1;
@@ -255,13 +264,38 @@ int run_sim(const SimOptions& o) {
   ws.gap = o.gap;
   ws.bursty.on_cycles = o.on_cycles;
   ws.bursty.off_cycles = o.off_cycles;
-  auto workload = sim::make_workload(ws);
-  if (!workload.ok()) return app::fail(verb, workload.error());
+  std::unique_ptr<ReferenceSource> trace;
+  std::unique_ptr<sim::RequestSource> source;
+  if (!o.replay.empty()) {
+#if HMTT_SIM_HAS_TRACEFMT
+    auto t = tracefmt::open_trace(o.replay);
+    if (!t.ok()) return app::fail(verb, t.error());
+    trace = std::move(*t);
+    sim::ReplayConfig rc;
+    rc.limit = cfg.config_space.base;
+    const auto slash = o.cycles_per_tick.find('/');
+    try {
+      rc.cycles_per_tick_num = std::stoull(o.cycles_per_tick.substr(0, slash));
+      rc.cycles_per_tick_den = slash == std::string::npos ? 1 : std::stoull(o.cycles_per_tick.substr(slash + 1));
+    } catch (const std::exception&) {
+      return app::fail(verb, make_error("--cycles-per-tick '" + o.cycles_per_tick + "': expected N or N/D"));
+    }
+    if (rc.cycles_per_tick_den == 0)
+      return app::fail(verb, make_error("--cycles-per-tick '" + o.cycles_per_tick + "': zero denominator"));
+    source = std::make_unique<sim::ReferenceReplay>(*trace, rc);
+#else
+    return app::fail(verb, make_error("--replay: this build has no trace-file readers (hmtt_tracefmt)"));
+#endif
+  } else {
+    auto workload = sim::make_workload(ws);
+    if (!workload.ok()) return app::fail(verb, workload.error());
+    source = std::move(workload).value();
+  }
   sim::ICodeConfig ic;
   ic.space = cfg.config_space;
   ic.event_every = o.events_every;
   ic.begin_end = !o.no_begin_end;
-  sim::ICodeInterleaver requests(std::move(workload).value(), ic);
+  sim::ICodeInterleaver requests(std::move(source), ic);
 
   // Boards: one per channel.
   const std::string board_kind = HMTT_SIM_HAS_BOARD && !o.ground_truth_frames ? "cpp-model" : "ground-truth-framer";
@@ -357,6 +391,7 @@ int run_sim(const SimOptions& o) {
   }
 
   const sim::ControllerStats st = s.stats();
+  const std::string workload_name = o.replay.empty() ? o.workload : "replay " + o.replay;
   std::uint64_t records = 0, events = 0, dropped = 0, losses = 0, orphans = 0;
   for (const auto& b : boards) {
     records += b->references;
@@ -373,7 +408,7 @@ int run_sim(const SimOptions& o) {
                 "\"records\": %llu, \"events\": %llu, \"dropped\": %llu, \"loss_records\": %llu, \"orphans\": %llu, "
                 "\"timing_checked\": %s, \"frames\": [",
                 board_kind.c_str(), o.standard.c_str(), map->text().c_str(), o.policy.c_str(), o.ranks, o.channels,
-                o.workload.c_str(), static_cast<unsigned long long>(st.requests),
+                workload_name.c_str(), static_cast<unsigned long long>(st.requests),
                 static_cast<unsigned long long>(st.bursts), static_cast<unsigned long long>(st.config_accesses),
                 static_cast<unsigned long long>(st.commands), static_cast<unsigned long long>(st.cycles), avg_latency,
                 static_cast<unsigned long long>(records), static_cast<unsigned long long>(events),
@@ -391,7 +426,7 @@ int run_sim(const SimOptions& o) {
                 map->text().c_str(), o.policy.c_str(), o.ranks, o.channels, o.burst_length,
                 o.check ? ", timing checked" : "");
     std::printf("workload:   %s, %llu requests served, %llu bursts (%llu config space), avg latency %.1f cycles\n",
-                o.workload.c_str(), static_cast<unsigned long long>(st.requests),
+                workload_name.c_str(), static_cast<unsigned long long>(st.requests),
                 static_cast<unsigned long long>(st.bursts), static_cast<unsigned long long>(st.config_accesses),
                 avg_latency);
     for (unsigned ch = 0; ch < o.channels; ++ch) {
@@ -438,6 +473,10 @@ void setup_sim(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   sub->add_option("--workload", opts->workload,
                   "seq-read, seq-write, read-after-write, random-read, appendix-a (all four x 64 B..4 KB), bursty")
+      ->capture_default_str();
+  sub->add_option("--replay", opts->replay,
+                  "replay a trace file (any format hmtt import reads) or an hmtt store instead of a workload");
+  sub->add_option("--cycles-per-tick", opts->cycles_per_tick, "replay: DDR cycles per trace tick, N or N/D")
       ->capture_default_str();
   sub->add_option("-n,--requests", opts->requests, "data requests to issue (the workload's length)")
       ->capture_default_str();
