@@ -156,4 +156,7 @@ TEST_CASE("workloads by name") {
   }
   s.name = "nope";
   CHECK_FALSE(make_workload(s).ok());
+  s.name = "bursty";
+  s.bursty.on_cycles = 0;
+  CHECK_FALSE(make_workload(s).ok());
 }

@@ -229,6 +229,7 @@ Result<std::unique_ptr<RequestSource>> make_workload(const WorkloadSpec& s) {
   if (s.name == "random-read") return micro(MicroPattern::RandomRead);
   if (s.name == "appendix-a") return appendix_a_sweep(s.requests, std::min<std::uint64_t>(s.limit, 64ull << 20), s.seed);
   if (s.name == "bursty") {
+    if (s.bursty.on_cycles == 0) return make_error("bursty workload: the on phase must last at least one cycle");
     // The four micro-benchmarks at `unit`, one after the other, re-timed into on/off
     // phases. Inside a burst a request follows every `gap` cycles (default: one 64-byte
     // BL8 burst per 4 cycles, the data-bus peak), so the trace rate during a burst is the
