@@ -68,6 +68,7 @@ struct SimOptions {
   double link_mbps = 0;  // 0: unlimited
   std::size_t fifo = 16384;
   std::string out_prefix;
+  std::string ground_truth;  // CSV of every READ/WRITE the controller issued
   int udp_port = 0;
   double udp_mbps = 1000;  // pace each link's datagrams to this rate (0: as fast as possible)
   bool rtl = false;
@@ -331,7 +332,13 @@ int run_sim(const SimOptions& o) {
                  "hmtt sim: NOTE: no board model in this build (or --ground-truth-frames): frames are encoded from "
                  "the controller's ground truth, not by a board; no FIFO, no losses%s\n",
                  o.link_mbps > 0 ? "; --link-mbps is ignored" : "");
-  cfg.record_ground_truth = boards[0]->needs_ground_truth();
+  cfg.record_ground_truth = boards[0]->needs_ground_truth() || !o.ground_truth.empty();
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> truth_csv(nullptr, &std::fclose);
+  if (!o.ground_truth.empty()) {
+    truth_csv.reset(std::fopen(o.ground_truth.c_str(), "w"));
+    if (!truth_csv) return app::fail(verb, make_error(o.ground_truth + ": " + std::strerror(errno)));
+    std::fprintf(truth_csv.get(), "cycle,channel,address,write,config_space,request\n");
+  }
 
   std::vector<std::vector<std::unique_ptr<LinkOutput>>> outputs(o.channels);
   for (unsigned ch = 0; ch < o.channels; ++ch)
@@ -372,6 +379,13 @@ int run_sim(const SimOptions& o) {
         if (!r.ok()) return app::fail(verb, r.error());
         nt = *r;
         truth_done[ch] = nt == 0;
+        if (truth_csv)
+          for (std::size_t i = 0; i < nt; ++i) {
+            const sim::IssuedAccess& a = truth[i];
+            std::fprintf(truth_csv.get(), "%llu,%u,0x%llx,%d,%d,%llu\n", static_cast<unsigned long long>(a.cycle),
+                         static_cast<unsigned>(a.channel), static_cast<unsigned long long>(a.address), a.write ? 1 : 0,
+                         a.config_space ? 1 : 0, static_cast<unsigned long long>(a.request));
+          }
       }
       if (auto st = boards[ch]->consume(std::span(bus).first(nb), std::span(truth).first(nt)); !st.ok())
         return app::fail(verb, st.error());
@@ -383,6 +397,8 @@ int run_sim(const SimOptions& o) {
   }
   progress.finish();
   if (auto st = s.run_to_end(); !st.ok()) return app::fail(verb, st.error());  // final timing check
+  if (truth_csv && (std::fflush(truth_csv.get()) != 0 || std::ferror(truth_csv.get())))
+    return app::fail(verb, make_error(o.ground_truth + ": write failed"));
   for (unsigned ch = 0; ch < o.channels; ++ch) {
     if (auto st = boards[ch]->finish(); !st.ok()) return app::fail(verb, st.error());
     if (auto st = drain(ch); !st.ok()) return app::fail(verb, st.error());
@@ -496,6 +512,8 @@ void setup_sim(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   sub->add_option("--fifo", opts->fifo, "board TX FIFO entries")->capture_default_str();
   sub->add_option("-o,--output", opts->out_prefix, "write PREFIX-b<board>-l<link>.pcap per link");
+  sub->add_option("--ground-truth", opts->ground_truth,
+                  "write every READ/WRITE the controller issued to a CSV file (cycle,channel,address,write,config_space,request)");
   sub->add_option("--udp", opts->udp_port, "send frames as UDP to 127.0.0.1, port PORT + 4*board + link");
   sub->add_option("--udp-mbps", opts->udp_mbps, "pace each link's UDP datagrams to this rate in Mb/s (0: unpaced)")
       ->capture_default_str();
