@@ -421,7 +421,7 @@ int run_sim(const SimOptions& o) {
     std::printf("{\"board\": \"%s\", \"standard\": \"%s\", \"map\": \"%s\", \"policy\": \"%s\", \"ranks\": %u, "
                 "\"channels\": %u, \"workload\": \"%s\", \"requests\": %llu, \"bursts\": %llu, "
                 "\"config_accesses\": %llu, \"commands\": %llu, \"cycles\": %llu, \"avg_latency_cycles\": %.2f, "
-                "\"records\": %llu, \"events\": %llu, \"dropped\": %llu, \"loss_records\": %llu, \"orphans\": %llu, "
+                "\"records\": %llu, \"events\": %llu, \"losses\": %llu, \"loss_records\": %llu, \"orphans\": %llu, "
                 "\"timing_checked\": %s, \"frames\": [",
                 board_kind.c_str(), o.standard.c_str(), map->text().c_str(), o.policy.c_str(), o.ranks, o.channels,
                 workload_name.c_str(), static_cast<unsigned long long>(st.requests),
