@@ -9,6 +9,8 @@ ChannelScheduler::ChannelScheduler(const DramTiming& timing, PagePolicy policy, 
                                    unsigned queue_depth, std::uint64_t starvation_cycles)
     : t_(timing), policy_(policy), depth_(queue_depth), starvation_(starvation_cycles), ranks_(ranks) {
   queue_.reserve(queue_depth);
+  claimed_.assign(std::size_t{ranks} * banks, 0);
+  column_seen_.assign(2 * std::size_t{ranks} * banks, 0);
   for (unsigned r = 0; r < ranks; ++r) {
     ranks_[r].banks.resize(banks);
     // Stagger the ranks' refreshes so they do not stall the channel together.
@@ -93,8 +95,10 @@ PlannedCommand ChannelScheduler::next(std::uint64_t now) const {
     const std::size_t nbanks = ranks_[0].banks.size();
     // Per call: banks whose row commands the oldest burst has taken, and (bank, direction)
     // pairs already offered a column command (a younger one at the same cycle cannot win).
-    std::array<std::uint8_t, kMaxBankKeys> claimed{};
-    std::array<std::uint8_t, 2 * kMaxBankKeys> column_seen{};
+    std::vector<std::uint8_t>& claimed = claimed_;
+    std::vector<std::uint8_t>& column_seen = column_seen_;
+    std::fill(claimed.begin(), claimed.end(), 0);
+    std::fill(column_seen.begin(), column_seen.end(), 0);
     const std::size_t limit = starving ? 1 : queue_.size();
     for (std::size_t i = 0; i < limit; ++i) {
       const Burst& b = queue_[i];

@@ -14,7 +14,7 @@
 // Close-page: every column command auto-precharges (A10 = 1).
 // Refresh: when a rank's refresh is due (every tREFI), it stops taking new
 // commands, gets a PRECHARGE ALL as soon as every bank allows it, then a
-// REFRESH tRP later; nothing reaches it again until tRFC has passed.
+// REFRESH tRPA later; nothing reaches it again until tRFC has passed.
 #pragma once
 
 #include <algorithm>
@@ -58,7 +58,6 @@ struct SchedulerCounters {
 
 class ChannelScheduler {
  public:
-  static constexpr std::size_t kMaxBankKeys = 64;  // ranks x banks
   ChannelScheduler(const DramTiming& timing, PagePolicy policy, unsigned ranks, unsigned banks,
                    unsigned queue_depth, std::uint64_t starvation_cycles = 2000);
 
@@ -118,6 +117,10 @@ class ChannelScheduler {
   unsigned data_rank_ = 0;
   bool data_write_ = false;
   SchedulerCounters counters_;
+  // Scratch for next(), per rank x bank: row commands taken by the bank's oldest burst,
+  // and (bank, direction) pairs already offered a column command.
+  mutable std::vector<std::uint8_t> claimed_;
+  mutable std::vector<std::uint8_t> column_seen_;
   void close_row(Bank& b) {
     b.open = false;
     b.queued_hits = 0;
