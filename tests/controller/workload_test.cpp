@@ -160,3 +160,29 @@ TEST_CASE("workloads by name") {
   s.bursty.on_cycles = 0;
   CHECK_FALSE(make_workload(s).ok());
 }
+
+TEST_CASE("trace replay: times never go back, oversized references are errors naming the reference") {
+  std::vector<Reference> refs = {
+      {100, 0x40, 64, Kind::Read, Origin::Cpu, 0},
+      {50, 0x80, 64, Kind::Read, Origin::Cpu, 0},      // earlier than the one before
+      {60, (1u << 20) - 8, 64, Kind::Write, Origin::Cpu, 0},  // would cross the limit
+      {70, 0x0, 2u << 20, Kind::Read, Origin::Cpu, 0},  // 2 MiB: too large
+  };
+  VectorSource src(refs);
+  ReplayConfig rc;
+  rc.limit = 1 << 20;
+  ReferenceReplay replay(src, rc);
+  std::vector<MemoryRequest> out(2);
+  auto r = replay.read(out);
+  REQUIRE(r.ok());
+  REQUIRE(*r == 2);
+  CHECK(out[0].time == 100);
+  CHECK(out[1].time == 100);
+  std::vector<MemoryRequest> one(1);
+  r = replay.read(one);
+  REQUIRE(r.ok());
+  CHECK(one[0].address + one[0].size <= (1u << 20));
+  r = replay.read(one);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().message.find("reference 4") != std::string::npos);
+}
