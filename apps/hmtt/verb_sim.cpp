@@ -455,10 +455,10 @@ int run_sim(const SimOptions& o) {
     }
     std::printf("cycles:     %llu (%.3f ms of DDR time)\n", static_cast<unsigned long long>(st.cycles),
                 static_cast<double>(st.cycles) * timing->tck_ps * 1e-9);
-    std::printf("board:      %s%s: %llu reference records, %llu events, %llu dropped, %llu LOSS records\n",
+    std::printf("board:      %s%s: %llu reference records, %llu events, %llu dropped, %llu LOSS records, %llu orphans\n",
                 board_kind.c_str(), no_board ? " (NOT a board model)" : "", static_cast<unsigned long long>(records),
                 static_cast<unsigned long long>(events), static_cast<unsigned long long>(dropped),
-                static_cast<unsigned long long>(losses));
+                static_cast<unsigned long long>(losses), static_cast<unsigned long long>(orphans));
     for (unsigned ch = 0; ch < o.channels; ++ch)
       for (unsigned l = 0; l < o.links; ++l) {
         const auto& out = outputs[ch][l];
