@@ -58,7 +58,8 @@ Result<BoardModel> BoardModel::create(const BoardConfig& c) {
   m.chan_bits_ = (c.channel & m.chan_s_.mask) << m.chan_s_.shift;
   m.open_.assign(8 * 8, 0);
   m.row_.assign(8 * 8, 0);
-  m.fifo_.resize(c.fifo_depth);
+  m.pops_.resize(c.fifo_depth);
+  m.saturate_steps_ = ((std::int64_t{c.burst_bytes} << 16) + 64 * kCost) / c.rate_q16 + 1;
   return m;
 }
 
@@ -75,35 +76,47 @@ Status BoardModel::consume(std::span<const sim::BusCycle> cycles) {
       return make_error("board: bus cycle " + std::to_string(bc.cycle) + " does not follow cycle " +
                         std::to_string(last_cycle_));
     last_cycle_ = cyc;
-    const sim::DdrCommandWord w = sim::decode_pins(bc.pins);
-    using C = sim::DdrCommand;
-    if (w.cmd == C::Deselect || w.cmd == C::Nop) continue;
-    ++counters_.commands;
-    const unsigned base = static_cast<unsigned>(w.rank) * 8u;
-    switch (w.cmd) {
-      case C::Active:
-        open_[base + w.bank] = 1;
-        row_[base + w.bank] = w.addr;
+    // DCBU: the JEDEC truth table (as hmtt::sim::decode_pins), inlined.
+    const auto sel = static_cast<std::uint8_t>(~bc.pins.cs_n);
+    if (sel == 0 || (sel & (sel - 1)) != 0) continue;  // DESELECT, or more than one rank
+    const unsigned rank = static_cast<unsigned>(__builtin_ctz(sel));
+    const unsigned code = (bc.pins.ras_n ? 4u : 0u) | (bc.pins.cas_n ? 2u : 0u) | (bc.pins.we_n ? 1u : 0u);
+    const unsigned base = rank * 8u;
+    const unsigned bank = bc.pins.ba & 7u;
+    switch (code) {
+      case 0b011:  // ACTIVE
+        ++counters_.commands;
+        open_[base + bank] = 1;
+        row_[base + bank] = bc.pins.a;
         break;
-      case C::Read:
-      case C::Write: {
-        const unsigned b = base + w.bank;
+      case 0b101:    // READ
+      case 0b100: {  // WRITE
+        ++counters_.commands;
+        const unsigned b = base + bank;
         if (!open_[b]) {
           ++counters_.orphans;
           break;
         }
-        const bool write = w.cmd == C::Write;
+        const bool write = code == 0b100;
         ++(write ? counters_.writes : counters_.reads);
-        HMTT_TRY(on_access(bc.cycle, rebuild(w.rank, w.bank, row_[b], w.addr), write));
-        if (w.auto_precharge) open_[b] = 0;
+        const std::uint32_t col = bc.pins.a & ~(1u << sim::kAutoPrechargeBit);
+        HMTT_TRY(on_access(bc.cycle, rebuild(rank, bank, row_[b], col), write));
+        if ((bc.pins.a >> sim::kAutoPrechargeBit) & 1u) open_[b] = 0;
         break;
       }
-      case C::Precharge: open_[base + w.bank] = 0; break;
-      case C::PrechargeAll:
-      case C::Refresh:
+      case 0b010:  // PRECHARGE (A10: all banks)
+        ++counters_.commands;
+        if ((bc.pins.a >> sim::kAutoPrechargeBit) & 1u) {
+          for (unsigned i = 0; i < 8; ++i) open_[base + i] = 0;
+        } else {
+          open_[base + bank] = 0;
+        }
+        break;
+      case 0b001:  // REFRESH
+        ++counters_.commands;
         for (unsigned i = 0; i < 8; ++i) open_[base + i] = 0;
         break;
-      default: break;  // MRS
+      default: break;  // NOP, MRS, BST: dropped by the DCBU
     }
   }
   return Status::success();
@@ -136,7 +149,7 @@ std::int64_t BoardModel::tokens_at(std::int64_t cycle) const {
   const std::int64_t cap = std::int64_t{config_.burst_bytes} << 16;
   const std::int64_t steps = cycle - tok_cycle_;
   const std::int64_t rate = config_.rate_q16;
-  if (steps > (cap + 64 * kCost) / rate + 1) return cap;
+  if (steps > saturate_steps_) return cap;
   return std::min(cap, tok_last_ + steps * rate);
 }
 
@@ -150,20 +163,18 @@ std::int64_t BoardModel::earliest_pop(std::int64_t k0) const {
   return k + (-t + rate - 1) / rate;
 }
 
-Status BoardModel::drain_before(std::int64_t edge) {
-  while (size_ > 0) {
-    const Entry& h = fifo_[head_];
-    const std::int64_t k0 = std::max({packer_ready_, h.push_edge + 1, tok_cycle_});
-    const std::int64_t k = earliest_pop(k0);
-    if (k >= edge) break;
-    HMTT_TRY(pop(k));
-  }
-  return Status::success();
-}
-
 Status BoardModel::push(const Entry& item) {
-  HMTT_TRY(drain_before(item.push_edge));
-  if (size_ == fifo_.size()) {
+  // Entries leave in order and a pop depends only on what is already in the
+  // FIFO, so each accepted entry's pop cycle is known when it is accepted; the
+  // FIFO holds the pop cycles of the entries still inside. An entry popped in
+  // cycle k no longer counts at the edge ending cycle k+1 and later.
+  const std::size_t depth = pops_.size();
+  while (size_ > 0 && pops_[head_] < item.push_edge) {
+    if (++head_ == depth) head_ = 0;
+    --size_;
+  }
+  if (size_ == 0) head_ = 0;  // restart at slot 0: a FIFO that rarely fills stays in cache
+  if (size_ == depth) {
     ++counters_.dropped;
     if (drop_ < wire::kPayloadMask) ++drop_;
     return Status::success();
@@ -171,18 +182,16 @@ Status BoardModel::push(const Entry& item) {
   Entry e = item;
   e.loss = drop_;
   drop_ = 0;
+  counters_.fifo_high_water = std::max<std::uint64_t>(counters_.fifo_high_water, size_ + 1);
+  const std::int64_t k = earliest_pop(std::max({packer_ready_, e.push_edge + 1, tok_cycle_}));
   std::size_t tail = head_ + size_;
-  if (tail >= fifo_.size()) tail -= fifo_.size();
-  fifo_[tail] = e;
+  if (tail >= depth) tail -= depth;
+  pops_[tail] = k;
   ++size_;
-  counters_.fifo_high_water = std::max<std::uint64_t>(counters_.fifo_high_water, size_);
-  return Status::success();
+  return pop(k, e);
 }
 
-Status BoardModel::pop(std::int64_t k) {
-  const Entry e = fifo_[head_];
-  if (++head_ == fifo_.size()) head_ = 0;
-  --size_;
+Status BoardModel::pop(std::int64_t k, const Entry& e) {
   const std::size_t rpf = config_.encoder.records_per_frame;
   // The packer's actions, one per cycle from k+1: true = writes a record.
   bool acts[8];
@@ -254,17 +263,13 @@ Status BoardModel::pop(std::int64_t k) {
 }
 
 Status BoardModel::finish() {
-  HMTT_TRY(drain_before(INT64_MAX));
   if (drop_ > 0) {
+    // The flush pushes a loss-only entry behind everything still in the FIFO.
     Entry e;
     e.kind = ItemKind::LossOnly;
     e.loss = drop_;
-    e.push_edge = packer_ready_;
     drop_ = 0;
-    fifo_[head_] = e;
-    size_ = 1;
-    counters_.fifo_high_water = std::max<std::uint64_t>(counters_.fifo_high_water, 1);
-    HMTT_TRY(drain_before(INT64_MAX));
+    HMTT_TRY(pop(std::max(packer_ready_, tok_cycle_), e));
   }
   if (open_count_ > 0) {
     encoder_.flush();

@@ -13,7 +13,8 @@
 // Timing follows the RTL cycle for cycle where it changes what is sent (which
 // items the FIFO drops): an item of a command in cycle c is pushed at the edge
 // ending cycle c+3; pops, the packer's one action per cycle and the token
-// bucket are evaluated lazily, in closed form, between pushes.
+// bucket are evaluated in closed form: an entry's pop cycle is fixed when it is
+// accepted (entries leave in order), so the FIFO only keeps pop cycles.
 #pragma once
 
 #include <cstdint>
@@ -55,7 +56,7 @@ std::uint64_t default_config_base(const sim::AddressMap& map);
 inline constexpr std::uint64_t kDefaultConfigSize = 8ull << 20;
 
 struct BoardCounters {
-  std::uint64_t commands = 0;         // decoded commands other than NOP/DESELECT
+  std::uint64_t commands = 0;         // commands leaving the DCBU: ACT, RD, WR, PRE, PREA, REF
   std::uint64_t reads = 0;            // READ commands to an open bank
   std::uint64_t writes = 0;           // WRITE commands to an open bank
   std::uint64_t orphans = 0;          // READ/WRITE to a closed bank (no reference)
@@ -103,10 +104,9 @@ class BoardModel {
   std::uint64_t rebuild(unsigned rank, unsigned bank, std::uint32_t row, std::uint32_t col) const;
   Status on_access(std::uint64_t cycle, std::uint64_t address, bool write);
   Status push(const Entry& item);
-  Status drain_before(std::int64_t edge);
   std::int64_t earliest_pop(std::int64_t k0) const;
   std::int64_t tokens_at(std::int64_t cycle) const;
-  Status pop(std::int64_t cycle);
+  Status pop(std::int64_t cycle, const Entry& e);
   bool tracing() const { return trace_state_ == 0 ? config_.trace_on_reset : trace_state_ == 1; }
 
   BoardConfig config_;
@@ -122,7 +122,7 @@ class BoardModel {
   std::uint8_t trace_state_ = 0;
   std::int64_t last_cycle_ = -1;
   // TFU.
-  std::vector<Entry> fifo_;
+  std::vector<std::int64_t> pops_;  // ring: pop cycles of the entries in the FIFO
   std::size_t head_ = 0;
   std::size_t size_ = 0;
   std::uint64_t drop_ = 0;
@@ -131,6 +131,7 @@ class BoardModel {
   std::int64_t tok_last_ = 0;
   std::int64_t tok_prev_ = 0;
   std::int64_t packer_ready_ = 0;
+  std::int64_t saturate_steps_ = 0;  // after this many idle cycles the bucket is full
   // Packer: mirror of FrameEncoder's open record count, and its tracing flag.
   std::size_t open_count_ = 0;
   std::uint8_t packer_trace_state_ = 0;
