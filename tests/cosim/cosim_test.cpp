@@ -25,7 +25,8 @@ struct Run {
   std::uint32_t rate = 0;  // 0: 90% of what the RTL's byte-wide links carry (docs/board.md 7)
   bool rtl = true;
   bool trace_on_reset = false;
-  board::SequencerTiming timing;
+  int standard = 1;  // DDR2-400
+  board::SequencerTiming timing = ddr_standard(1).timing;
 };
 
 cosim::CosimScore run(const Run& r) {
@@ -37,6 +38,7 @@ cosim::CosimScore run(const Run& r) {
   c.trace_on_reset = r.trace_on_reset;
   c.encoder.links = r.links;
   c.encoder.records_per_frame = r.rpf;
+  c.encoder.clock_khz = ddr_standard(r.standard).clock_khz;
   // A link sends 78 + 5n bytes per frame of n records after a pass 1 of 30 + n cycles.
   const double per_link = 5.0 * r.rpf / (6.0 * r.rpf + 108.0);
   c.rate_q16 = r.rate != 0 ? r.rate : static_cast<std::uint32_t>(0.9 * per_link * r.links * 65536);
@@ -47,7 +49,7 @@ cosim::CosimScore run(const Run& r) {
   seq.mark_config_space(c.config_base, c.config_size);
   auto s = cosim::run_cosim(c, seq.bus(), seq.issued(), r.rtl);
   REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().message));
-  MESSAGE(r.map << " " << std::string(pattern_name(w.pattern)) << " unit " << w.unit << ": " << s->summary());
+  MESSAGE(ddr_standard(r.standard).name << " " << r.map << " " << std::string(pattern_name(w.pattern)) << " unit " << w.unit << ": " << s->summary());
   return *s;
 }
 
@@ -68,7 +70,7 @@ void check_perfect(const cosim::CosimScore& s) {
 
 }  // namespace
 
-TEST_CASE("RTL = model = ground truth: every pattern and unit, both maps, 1-4 links") {
+TEST_CASE("RTL = model = ground truth: every pattern and unit, both maps, three DDR standards, 1-4 links") {
   const Pattern patterns[] = {Pattern::SeqRead, Pattern::SeqWrite, Pattern::ReadAfterWrite, Pattern::RandomRead};
   const std::uint32_t units[] = {64, 256, 1024, 4096};
   int i = 0;
@@ -76,6 +78,8 @@ TEST_CASE("RTL = model = ground truth: every pattern and unit, both maps, 1-4 li
     for (Pattern p : patterns) {
       Run r;
       r.map = map;
+      r.standard = i % 3;
+      r.timing = ddr_standard(r.standard).timing;
       r.w.pattern = p;
       r.w.unit = units[i % 4];
       r.w.accesses = 3000;
@@ -84,7 +88,8 @@ TEST_CASE("RTL = model = ground truth: every pattern and unit, both maps, 1-4 li
       r.rpf = i % 3 == 0 ? 288 : static_cast<std::uint16_t>(8 + 13 * i);
       r.timing.auto_precharge_every = i % 2 ? 5 : 0;
       ++i;
-      CAPTURE(map);
+      const std::string mname = map;
+      CAPTURE(mname);
       const std::string pname = pattern_name(p);
       CAPTURE(pname);
       const auto s = run(r);
@@ -139,26 +144,45 @@ TEST_CASE("the paper's rates lose nothing on bursty workloads (model)") {
   }
 }
 
-TEST_CASE("long tier: >= 10 M requests (HMTT_COSIM_LONG=1)") {
+TEST_CASE("long tier: >= 10 M requests, 3 DDR standards x 2 maps x 5 workloads (HMTT_COSIM_LONG=1)") {
+  // Every run goes through the C++ model (scored against ground truth); the
+  // first 100 000 requests of each also through the RTL (RTL = model).
   if (std::getenv("HMTT_COSIM_LONG") == nullptr) return;
-  std::uint64_t total = 0;
+  std::uint64_t total = 0, total_rtl = 0, rtl_cycles = 0;
+  double rtl_seconds = 0;
   int i = 0;
-  for (const char* map : {"open-page", "interleaved"}) {
-    for (Pattern p : {Pattern::SeqRead, Pattern::SeqWrite, Pattern::ReadAfterWrite, Pattern::RandomRead,
-                      Pattern::Mixed}) {
-      Run r;
-      r.map = map;
-      r.w.pattern = p;
-      r.w.unit = 64u << (2 * (i % 4));
-      r.w.accesses = 1100000;
-      r.w.seed = static_cast<std::uint64_t>(7 + i);
-      r.links = static_cast<std::uint8_t>(1 + i % 4);
-      r.rtl = false;
-      ++i;
-      const auto s = run(r);
-      check_perfect(s);
-      total += s.issued_rw;
+  for (int standard = 0; standard < 3; ++standard) {
+    for (const char* map : {"open-page", "interleaved"}) {
+      for (Pattern p : {Pattern::SeqRead, Pattern::SeqWrite, Pattern::ReadAfterWrite, Pattern::RandomRead,
+                        Pattern::Mixed}) {
+        Run r;
+        r.map = map;
+        r.standard = standard;
+        r.timing = ddr_standard(standard).timing;
+        r.timing.auto_precharge_every = i % 2 ? 0 : 9;
+        r.w.pattern = p;
+        r.w.unit = 64u << (2 * (i % 4));
+        r.w.accesses = 340000;
+        r.w.seed = static_cast<std::uint64_t>(7 + i);
+        r.links = static_cast<std::uint8_t>(1 + i % 4);
+        r.rtl = false;
+        ++i;
+        const auto s = run(r);
+        check_perfect(s);
+        CHECK(s.lost_by_loss == 0);
+        total += s.issued_rw;
+        Run q = r;
+        q.w.accesses = 100000;
+        q.rtl = true;
+        const auto sq = run(q);
+        check_perfect(sq);
+        total_rtl += sq.issued_rw;
+        rtl_cycles += sq.cycles;
+        rtl_seconds += sq.rtl_seconds;
+      }
     }
   }
+  MESSAGE("long tier: " << total << " requests through the model, " << total_rtl << " through the RTL ("
+                        << rtl_cycles << " DDR cycles, " << static_cast<double>(rtl_cycles) / rtl_seconds / 1e6 << " M cycles/s CPU)");
   CHECK(total >= 10000000);
 }

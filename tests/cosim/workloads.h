@@ -35,6 +35,22 @@ struct WorkloadSpec {
   bool bursty = true;               // alternate dense and sparse phases
 };
 
+// Command timings (in command-clock cycles) of the DDR standards, JEDEC-like:
+// DDR-200 (100 MHz), DDR2-400 (200 MHz), DDR2-800 (400 MHz); BL8 = 4 cycles.
+struct DdrStandard {
+  const char* name;
+  std::uint32_t clock_khz;
+  board::SequencerTiming timing;
+};
+inline DdrStandard ddr_standard(int i) {
+  board::SequencerTiming t;
+  switch (i) {
+    case 0: t.t_rcd = 2; t.t_rp = 2; t.t_ccd = 4; t.t_rfc = 8; t.t_refi = 780; return {"DDR-200", 100000, t};
+    case 1: t.t_rcd = 3; t.t_rp = 3; t.t_ccd = 4; t.t_rfc = 21; t.t_refi = 1560; return {"DDR2-400", 200000, t};
+    default: t.t_rcd = 5; t.t_rp = 5; t.t_ccd = 4; t.t_rfc = 51; t.t_refi = 3120; return {"DDR2-800", 400000, t};
+  }
+}
+
 // Appends the workload's accesses to `seq`.
 void generate(const WorkloadSpec& w, std::uint64_t capacity, board::AccessSequencer& seq);
 

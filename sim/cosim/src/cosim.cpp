@@ -1,7 +1,7 @@
 #include "hmtt/cosim/cosim.h"
 
 #include <algorithm>
-#include <chrono>
+#include <ctime>
 #include <deque>
 #include <vector>
 
@@ -18,9 +18,13 @@ struct Item {
   bool event = false;
 };
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+// Thread CPU time: the machine may be shared, wall time would count other processes' turns.
+double cpu_now() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
+double seconds_since(double t0) { return cpu_now() - t0; }
 
 }  // namespace
 
@@ -47,7 +51,7 @@ Result<CosimScore> run_cosim(const board::BoardConfig& config, std::span<const s
   CosimScore sc;
   sc.bus_commands = bus.size();
   // --- the C++ model ---
-  auto t0 = std::chrono::steady_clock::now();
+  double t0 = cpu_now();
   auto mr = board::BoardModel::create(config);
   if (!mr) return mr.error();
   board::BoardModel& model = *mr;
@@ -80,7 +84,7 @@ Result<CosimScore> run_cosim(const board::BoardConfig& config, std::span<const s
     s.base_port = config.addressing.base_port;
     if (config.fifo_depth != board::kDefaultFifoDepth || config.burst_bytes != 1472)
       return make_error("cosim: the RTL board is built with FIFO depth 16384 and burst 1472 bytes");
-    t0 = std::chrono::steady_clock::now();
+    t0 = cpu_now();
     rtl.reset(s);
     for (const auto& bc : bus) {
       if (bc.cycle > rtl.now()) rtl.idle(bc.cycle - rtl.now());

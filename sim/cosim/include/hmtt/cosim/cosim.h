@@ -33,8 +33,8 @@ struct CosimScore {
   bool rtl_ran = false;
   bool rtl_overrun = false;
   board::BoardCounters model;
-  double model_seconds = 0;
-  double rtl_seconds = 0;
+  double model_seconds = 0;  // thread CPU time
+  double rtl_seconds = 0;    // thread CPU time
 
   // Zero wrong records, every expected item present or accounted for by LOSS records.
   bool perfect() const;
