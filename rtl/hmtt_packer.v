@@ -64,8 +64,6 @@ module hmtt_packer #(
   localparam [1:0] TrOn    = 2'd1;
   localparam [1:0] TrOff   = 2'd2;
   localparam [63:0] Pm = 64'h0000_000F_FFFF_FFFF;  // 2^36-1
-  localparam [63:0] RefDmax = (64'd1 << DurBits) - 64'd1;
-  localparam [63:0] EvtDmax = 64'd4095;
 
   reg [2:0]       st_q, st_d, st_a;
   reg [1:0]       kind_q, kind_d;
@@ -99,15 +97,27 @@ module hmtt_packer #(
   reg [8:0]  cnt_inc;
 
   // Load: the next entry's gap, OVERFLOW count and close-before decision.
-  wire [63:0] gap = {{(64-TimeW){1'b0}}, ent_time_i} - {{(64-TimeW){1'b0}}, last_d};
-  wire [63:0] dmax = (ent_kind_i == KindRef) ? RefDmax : EvtDmax;
+  // last_d is time_q in the cycle of a REC action, else last_q: both gaps are
+  // computed in parallel from registers and chosen at the end. The OVERFLOW
+  // count n = ceil(g / (2^36-1)) = hi + (lo + hi == 0 ? 0 : lo + hi <= 2^36-1 ? 1 : 2)
+  // with g = hi * 2^36 + lo needs no adder: lo + hi <= 2^36-1 <=> lo <= ~hi.
+  wire [63:0] gap_last = {{(64-TimeW){1'b0}}, ent_time_i} - {{(64-TimeW){1'b0}}, last_q};
+  wire [63:0] gap_rec = {{(64-TimeW){1'b0}}, ent_time_i} - {{(64-TimeW){1'b0}}, time_q};
+  wire [63:0] gap = (st_q == StRec) ? gap_rec : gap_last;
+  wire        fits = (ent_kind_i == KindRef) ? (gap[63:DurBits] == {(64-DurBits){1'b0}})
+                                             : (gap[63:12] == 52'd0);
   wire [27:0] gap_hi = gap[63:36];
-  wire [36:0] hi_lo = {9'd0, gap_hi} + {1'b0, gap[35:0]};
-  wire [29:0] n_ovf = (gap <= dmax) ? 30'd0
-                    : {2'd0, gap_hi} + ((hi_lo == 37'd0) ? 30'd0 : (hi_lo <= {1'b0, Pm[35:0]}) ? 30'd1 : 30'd2);
+  wire [35:0] gap_lo = gap[35:0];
+  wire        hi_zero = gap_hi == 28'd0;
+  wire [1:0]  carry_n = (hi_zero && gap_lo == 36'd0) ? 2'd0 : (gap_lo <= {8'hFF, ~gap_hi}) ? 2'd1 : 2'd2;
+  wire        n_big = gap_hi[27:9] != 19'd0;                      // n >= 512: never fits a frame
+  wire [9:0]  n_small = {1'b0, gap_hi[8:0]} + {8'd0, carry_n};   // n when !n_big
+  wire        has_ovf = !fits;
+  // Room left in the open frame after the LOSS record, if any (c1 = 0: a new frame).
   wire [8:0]  c1_raw = cnt_d + ((ent_loss_i != 36'd0) ? 9'd1 : 9'd0);
   wire [8:0]  c1 = (c1_raw == rpf_i) ? 9'd0 : c1_raw;
-  wire        closeb = (c1 != 9'd0) && ({21'd0, c1} + n_ovf + 30'd1 > {21'd0, rpf_i});
+  wire [9:0]  room = {1'b0, rpf_i} - {1'b0, c1} - 10'd1;           // OVERFLOW records that still fit
+  wire        closeb = (c1 != 9'd0) && has_ovf && (n_big || (n_small > room));
 
   // This cycle's action (st_a/ovf_a: state after it).
   always @* begin
@@ -180,11 +190,11 @@ module hmtt_packer #(
       time_d   = ent_time_i;
       loss_d   = ent_loss_i;
       closeb_d = closeb;
-      ovf_d    = (n_ovf != 30'd0) ? gap : 64'd0;
-      dur_d    = (n_ovf != 30'd0) ? 64'd0 : gap;
+      ovf_d    = has_ovf ? gap : 64'd0;
+      dur_d    = has_ovf ? 64'd0 : gap;
       if (ent_loss_i != 36'd0) st_d = StLoss;
       else if (closeb) st_d = StClose;
-      else if (n_ovf != 30'd0) st_d = StOvf;
+      else if (has_ovf) st_d = StOvf;
       else st_d = StRec;
     end
   end
