@@ -13,7 +13,8 @@ cd "$root/rtl"
 srcs=$(echo hmtt_*.v)
 yosys -q -l "$tmp/cap.log" -p "read_verilog $srcs; synth_ice40 -top hmtt_capture -json $tmp/cap.json; stat" >/dev/null
 echo "== yosys synth_ice40, hmtt_capture (DCBU+DSMU+CU+packer)"
-sed -n '/Number of cells/,/^$/p' "$tmp/cap.log" | tail -n +1
+# yosys prints the statistics per module and for the design; the last block is the whole design.
+awk '/Number of cells/{blk=""} /Number of cells/,/^$/{blk=blk $0 "\n"} END{printf "%s", blk}' "$tmp/cap.log"
 # Pin placement is left to nextpnr; the capture path has 26 inputs and 43 outputs.
 nextpnr-ice40 --hx8k --package ct256 --json "$tmp/cap.json" --freq "$mhz" --seed 1 \
   --placer heap -l "$tmp/pnr.log" >/dev/null 2>&1 || true

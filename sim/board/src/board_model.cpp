@@ -59,6 +59,7 @@ Result<BoardModel> BoardModel::create(const BoardConfig& c) {
   m.open_.assign(8 * 8, 0);
   m.row_.assign(8 * 8, 0);
   m.pops_.resize(c.fifo_depth);
+  m.ref_dmax_ = (std::uint64_t{1} << wire::duration_bits(c.encoder.addr_bits)) - 1;
   m.saturate_steps_ = ((std::int64_t{c.burst_bytes} << 16) + 64 * kCost) / c.rate_q16 + 1;
   return m;
 }
@@ -193,6 +194,22 @@ Status BoardModel::push(const Entry& item) {
 
 Status BoardModel::pop(std::int64_t k, const Entry& e) {
   const std::size_t rpf = config_.encoder.records_per_frame;
+  // Fast path, the common case: a reference with no loss whose gap fits the
+  // duration field: one action (the record) in cycle k+1.
+  if (e.loss == 0 && e.kind == ItemKind::Reference && e.time - encoder_.last_time() <= ref_dmax_) {
+    HMTT_TRY(encoder_.add_reference(e.time, e.payload, e.write));
+    if (++open_count_ == rpf) {
+      open_count_ = 0;
+      ++counters_.frames;
+    }
+    const std::int64_t cap = std::int64_t{config_.burst_bytes} << 16;
+    const std::int64_t prev = k == tok_cycle_ ? tok_last_ : tokens_at(k);
+    tok_prev_ = prev;
+    tok_last_ = std::min(cap, prev + static_cast<std::int64_t>(config_.rate_q16)) - kCost;
+    tok_cycle_ = k + 1;
+    packer_ready_ = tok_cycle_;
+    return Status::success();
+  }
   // The packer's actions, one per cycle from k+1: true = writes a record.
   bool acts[8];
   std::size_t m = 0;

@@ -131,7 +131,8 @@ class BoardModel {
   std::int64_t tok_last_ = 0;
   std::int64_t tok_prev_ = 0;
   std::int64_t packer_ready_ = 0;
-  std::int64_t saturate_steps_ = 0;  // after this many idle cycles the bucket is full
+  std::int64_t saturate_steps_ = 0;
+  std::uint64_t ref_dmax_ = 0;  // largest duration of a reference record  // after this many idle cycles the bucket is full
   // Packer: mirror of FrameEncoder's open record count, and its tracing flag.
   std::size_t open_count_ = 0;
   std::uint8_t packer_trace_state_ = 0;
