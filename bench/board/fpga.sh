@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Resource use (yosys synth_ice40) and Fmax (nextpnr-ice40, HX8K CT256) of the
-# board's capture path, rtl/hmtt_capture.v (DCBU + DSMU + CU + packer), and
-# the generic yosys cell count of the whole board with a 16K-entry FIFO left as
-# memory (FifoDepth 16384, RecDepth 1024).
+# board's capture path, rtl/hmtt_capture.v (DCBU + DSMU + CU + packer). The
+# whole board's synthesis is checked by rtl/synth/synth_check.sh (ctest rtl_synth).
 # Usage: bench/board/fpga.sh [target_mhz=200]   (from the repository root)
 set -euo pipefail
 mhz=${1:-200}
