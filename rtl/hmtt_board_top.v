@@ -121,6 +121,7 @@ module hmtt_board_top #(
   wire [1:0]       ent_kind;
   wire [PhysW-1:0] ent_data;
   wire [TimeW-1:0] ent_time;
+  wire [63:0]      ent_gap;
   wire [35:0]      ent_loss;
   wire [PtrW:0]    hwm;
   hmtt_tfu #(.Depth(FifoDepth), .TimeW(TimeW), .DataW(PhysW), .BurstBytes(BurstBytes)) u_tfu (
@@ -128,7 +129,7 @@ module hmtt_board_top #(
     .item_valid_i(item_valid), .item_event_i(item_event), .item_write_i(item_write),
     .item_data_i(item_data), .item_time_i(item_time),
     .pack_ready_i(pack_ready), .emit_i(emit), .ent_valid_o(ent_valid), .ent_kind_o(ent_kind),
-    .ent_write_o(ent_write), .ent_data_o(ent_data), .ent_time_o(ent_time), .ent_loss_o(ent_loss),
+    .ent_write_o(ent_write), .ent_data_o(ent_data), .ent_time_o(ent_time), .ent_gap_o(ent_gap), .ent_loss_o(ent_loss),
     .idle_o(tfu_idle), .dropped_o(dropped_o), .high_water_o(hwm)
   );
 
@@ -138,7 +139,7 @@ module hmtt_board_top #(
   hmtt_packer #(.TimeW(TimeW), .DataW(PhysW), .AddrBits(AddrBits), .LineShift(LineShift)) u_packer (
     .clk_i(clk_i), .rst_ni(rst_ni), .rpf_i(rpf_i), .trace_on_reset_i(trace_on_reset_i), .flush_i(flush_i), .fifo_idle_i(tfu_idle),
     .ent_valid_i(ent_valid), .ent_kind_i(ent_kind), .ent_write_i(ent_write), .ent_data_i(ent_data),
-    .ent_time_i(ent_time), .ent_loss_i(ent_loss), .ready_o(pack_ready),
+    .ent_time_i(ent_time), .ent_gap_i(ent_gap), .ent_loss_i(ent_loss), .ready_o(pack_ready),
     .rec_valid_o(rec_valid), .rec_o(rec), .close_o(close), .base_o(base), .flag_o(flag), .idle_o(pack_idle)
   );
   assign emit = rec_valid;

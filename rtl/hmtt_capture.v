@@ -3,12 +3,14 @@
 // hmtt_capture: the board's timing-critical capture path, DCBU + DSMU + CU +
 // packer, for synthesis and Fmax measurement (bench/board, nextpnr-ice40).
 //
-// The CU's items go straight to the packer (no TX FIFO: an item that arrives
-// while the packer is busy is counted in lost_o). The config space is the top
-// 8 MiB of a 2 GiB channel, records per frame 288; the packer's records and
-// frame closes are the outputs.
+// Between the CU and the packer a register stage stands in for the TX FIFO's
+// write: it computes the item's gap to the previous item, as the TFU does (an
+// item that arrives while the packer is busy is counted in lost_o). The config
+// space is the top 8 MiB of a 2 GiB channel, records per frame 288; the
+// packer's records and frame closes are the outputs.
 //
-// Latency: command in cycle c -> item in cycle c+3 -> first record in cycle c+4.
+// Latency: command in cycle c -> item in cycle c+3 -> staged in c+4 -> first
+// record in cycle c+5.
 `default_nettype none
 
 module hmtt_capture #(
@@ -64,19 +66,46 @@ module hmtt_capture #(
     .item_data_o(item_data), .item_time_o(item_time), .tracing_o(tracing)
   );
 
+  // Stand-in for the TFU's write: the gap to the previous item, registered.
+  reg              s_valid_q, s_event_q, s_write_q;
+  reg [PhysW-1:0]  s_data_q;
+  reg [TimeW-1:0]  s_time_q, acc_q;
+  reg [63:0]       s_gap_q;
+  wire [63:0]      gap_d = {{(64-TimeW){1'b0}}, item_time} - {{(64-TimeW){1'b0}}, acc_q};
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      s_valid_q <= 1'b0;
+      s_event_q <= 1'b0;
+      s_write_q <= 1'b0;
+      s_data_q  <= {PhysW{1'b0}};
+      s_time_q  <= {TimeW{1'b0}};
+      s_gap_q   <= 64'd0;
+      acc_q     <= {TimeW{1'b0}};
+    end else begin
+      s_valid_q <= item_valid;
+      s_event_q <= item_event;
+      s_write_q <= item_write;
+      s_data_q  <= item_data;
+      s_time_q  <= item_time;
+      s_gap_q   <= gap_d;
+      acc_q     <= item_valid ? item_time : acc_q;
+    end
+  end
+
   wire             ready, flag, idle;
   wire [TimeW-1:0] base;
   hmtt_packer #(.TimeW(TimeW), .DataW(PhysW)) u_packer (
     .clk_i(clk_i), .rst_ni(rst_ni), .rpf_i(9'd288), .trace_on_reset_i(1'b1), .flush_i(1'b0),
-    .fifo_idle_i(1'b1), .ent_valid_i(item_valid && ready), .ent_kind_i({1'b0, item_event}),
-    .ent_write_i(item_write), .ent_data_i(item_data), .ent_time_i(item_time), .ent_loss_i(36'd0),
+    .fifo_idle_i(1'b1), .ent_valid_i(s_valid_q && ready), .ent_kind_i({1'b0, s_event_q}),
+    .ent_write_i(s_write_q), .ent_data_i(s_data_q), .ent_time_i(s_time_q), .ent_gap_i(s_gap_q),
+    .ent_loss_i(36'd0),
     .ready_o(ready), .rec_valid_o(rec_valid_o), .rec_o(rec_o), .close_o(close_o), .base_o(base),
     .flag_o(flag), .idle_o(idle)
   );
 
   wire unused_capture = ^{orphan, tracing, base, flag, idle};
 
-  assign lost_o = item_valid && !ready;
+  assign lost_o = s_valid_q && !ready;
 
 endmodule
 

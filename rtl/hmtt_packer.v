@@ -41,6 +41,7 @@ module hmtt_packer #(
   input  wire             ent_write_i,
   input  wire [DataW-1:0] ent_data_i,
   input  wire [TimeW-1:0] ent_time_i,
+  input  wire [63:0]      ent_gap_i,         // ent_time_i - time of the previous time-carrying entry
   input  wire [35:0]      ent_loss_i,
   output wire             ready_o,
   // Records to the framer
@@ -83,7 +84,7 @@ module hmtt_packer #(
   wire ready = (st_q == StIdle) || last_action;
 
   // Records of the current entry.
-  wire [63:0] ovf_part = (ovf_q > Pm) ? Pm : ovf_q;
+  wire [63:0] ovf_part = (ovf_q[63:36] != 28'd0) ? Pm : ovf_q;
   wire [39:0] loss_rec = {1'b1, 3'd2, loss_q};
   wire [39:0] ovf_rec = {1'b1, 3'd0, ovf_part[35:0]};
   wire [DataW-1:0] line = data_q >> LineShift;
@@ -97,13 +98,10 @@ module hmtt_packer #(
   reg [8:0]  cnt_inc;
 
   // Load: the next entry's gap, OVERFLOW count and close-before decision.
-  // last_d is time_q in the cycle of a REC action, else last_q: both gaps are
-  // computed in parallel from registers and chosen at the end. The OVERFLOW
+  // The gap comes with the entry (the TFU computes it when the item enters). The OVERFLOW
   // count n = ceil(g / (2^36-1)) = hi + (lo + hi == 0 ? 0 : lo + hi <= 2^36-1 ? 1 : 2)
   // with g = hi * 2^36 + lo needs no adder: lo + hi <= 2^36-1 <=> lo <= ~hi.
-  wire [63:0] gap_last = {{(64-TimeW){1'b0}}, ent_time_i} - {{(64-TimeW){1'b0}}, last_q};
-  wire [63:0] gap_rec = {{(64-TimeW){1'b0}}, ent_time_i} - {{(64-TimeW){1'b0}}, time_q};
-  wire [63:0] gap = (st_q == StRec) ? gap_rec : gap_last;
+  wire [63:0] gap = ent_gap_i;
   wire        fits = (ent_kind_i == KindRef) ? (gap[63:DurBits] == {(64-DurBits){1'b0}})
                                              : (gap[63:12] == 52'd0);
   wire [27:0] gap_hi = gap[63:36];
@@ -157,7 +155,7 @@ module hmtt_packer #(
         rec = ovf_rec;
         cnt_d = cnt_inc;
         ovf_a = ovf_q - ovf_part;
-        if (ovf_a == 64'd0) st_a = StRec;
+        if (ovf_q[63:36] == 28'd0) st_a = StRec;  // this part was all that was left
       end
       StRec: begin
         rec_valid = 1'b1;

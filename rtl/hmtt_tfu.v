@@ -17,7 +17,8 @@
 // only (a same-cycle pop does not make room).
 //
 // Latency: an item pushed at the edge ending cycle p can be popped in cycle
-// p+1 at the earliest. The memory reads asynchronously (first word fall
+// p+1 at the earliest. Each entry also carries its gap to the previous accepted
+// item (time-carrying), so the packer's duration needs no subtraction. The memory reads asynchronously (first word fall
 // through); on an FPGA it maps to block RAM with an output register.
 `default_nettype none
 
@@ -46,6 +47,7 @@ module hmtt_tfu #(
   output wire             ent_write_o,
   output wire [DataW-1:0] ent_data_o,
   output wire [TimeW-1:0] ent_time_o,
+  output wire [63:0]      ent_gap_o,    // time since the previous time-carrying entry
   output wire [35:0]      ent_loss_o,
   // Status
   output wire             idle_o,       // empty and no drops pending
@@ -54,7 +56,7 @@ module hmtt_tfu #(
 );
 
   localparam integer PtrW = $clog2(Depth);
-  localparam integer EntW = 2 + 1 + DataW + TimeW + 36;
+  localparam integer EntW = 2 + 1 + DataW + TimeW + 64 + 36;
   localparam [PtrW:0] Full = Depth[PtrW:0];
   localparam integer TokW = 40;
   localparam signed [TokW-1:0] Cap  = BurstBytes * 65536;
@@ -67,6 +69,7 @@ module hmtt_tfu #(
   reg [35:0]     drop_q;
   reg [63:0]     dropped_q;
   reg signed [TokW-1:0] tokens_q;
+  reg [TimeW-1:0] acc_time_q;  // time of the last accepted item (the packer's last_time when it leaves)
 
   wire room = count_q != Full;
   wire lossonly = flush_i && (drop_q != 36'd0) && !item_valid_i && room;
@@ -75,7 +78,10 @@ module hmtt_tfu #(
   wire pop = (count_q != {(PtrW+1){1'b0}}) && !tokens_q[TokW-1] && pack_ready_i;
 
   wire [1:0] push_kind = lossonly ? 2'd2 : {1'b0, item_event_i};
-  wire [EntW-1:0] push_ent = {push_kind, item_write_i, item_data_i, item_time_i, drop_q};
+  // The gap to the previous accepted item is computed here, so the packer needs no 64-bit subtraction.
+  wire [63:0] push_gap = {{(64-TimeW){1'b0}}, item_time_i} - {{(64-TimeW){1'b0}}, acc_time_q};
+  wire accept = item_valid_i && room;
+  wire [EntW-1:0] push_ent = {push_kind, item_write_i, item_data_i, item_time_i, push_gap, drop_q};
 
   // Token bucket.
   wire signed [TokW-1:0] filled = tokens_q + $signed({{(TokW-20){1'b0}}, rate_i});
@@ -101,6 +107,7 @@ module hmtt_tfu #(
       drop_q    <= 36'd0;
       dropped_q <= 64'd0;
       tokens_q  <= {TokW{1'b0}};
+      acc_time_q <= {TimeW{1'b0}};
     end else begin
       wptr_q    <= push ? wptr_q + {{(PtrW-1){1'b0}}, 1'b1} : wptr_q;
       rptr_q    <= pop ? rptr_q + {{(PtrW-1){1'b0}}, 1'b1} : rptr_q;
@@ -109,6 +116,7 @@ module hmtt_tfu #(
       drop_q    <= drop_d;
       dropped_q <= dropped_d;
       tokens_q  <= tokens_d;
+      acc_time_q <= accept ? item_time_i : acc_time_q;
     end
   end
 
@@ -117,8 +125,9 @@ module hmtt_tfu #(
   assign ent_valid_o  = pop;
   assign ent_kind_o   = head[EntW-1 -: 2];
   assign ent_write_o  = head[EntW-3];
-  assign ent_data_o   = head[TimeW+36 +: DataW];
-  assign ent_time_o   = head[36 +: TimeW];
+  assign ent_data_o   = head[TimeW+64+36 +: DataW];
+  assign ent_time_o   = head[64+36 +: TimeW];
+  assign ent_gap_o    = head[36 +: 64];
   assign ent_loss_o   = head[35:0];
   assign idle_o       = (count_q == {(PtrW+1){1'b0}}) && (drop_q == 36'd0);
   assign dropped_o    = dropped_q;

@@ -62,6 +62,7 @@ TEST_CASE("hmtt_packer packs exactly like FrameEncoder") {
         std::uint64_t gap = rng() % 50;
         if (r < 60) gap = 4096 + rng() % 100000;
         if (r < 3) gap = (std::uint64_t{1} << 36) + rng() % (std::uint64_t{3} << 36);  // OVERFLOW chain
+        const std::uint64_t prev_t = t;
         t += gap;
         const std::uint64_t loss = rng() % 20 == 0 ? 1 + rng() % 5000 : 0;
         const unsigned kind = rng() % 10 == 0 ? 1 : 0;
@@ -74,6 +75,7 @@ TEST_CASE("hmtt_packer packs exactly like FrameEncoder") {
         b.dut->ent_write_i = w;
         b.dut->ent_data_i = data;
         b.dut->ent_time_i = t;
+        b.dut->ent_gap_i = t - prev_t;  // every offered entry is packed: the TFU's gap
         b.dut->ent_loss_i = loss;
         if (loss) enc.add_loss(loss);
         if (kind == 0) {

@@ -18,6 +18,7 @@ struct Ent {
   std::uint32_t data;
   std::uint64_t time;
   std::uint64_t loss;
+  std::uint64_t gap = 0;
 };
 }  // namespace
 
@@ -35,12 +36,12 @@ TEST_CASE("hmtt_tfu: pushes, drops, LOSS counts, link-rate pops and flush") {
     std::deque<Ent> fifo;
     std::int64_t tokens = 0;
     const std::int64_t cap = 40 << 16;
-    std::uint64_t drop = 0, dropped = 0, hwm = 0, pops = 0, losses = 0;
+    std::uint64_t drop = 0, dropped = 0, hwm = 0, pops = 0, losses = 0, acc_time = 0;
     int actions = 0;  // packer actions left (incl. this cycle)
     for (std::uint64_t cyc = 0; cyc < 40000; ++cyc) {
       const bool flushing = cyc >= 38000;
       const bool iv = !flushing && rng() % 100 < (cyc / 3000 % 2 ? 70 : 10);
-      Ent in{static_cast<unsigned>(rng() & 1), (rng() & 1) != 0, static_cast<std::uint32_t>(rng()), cyc, 0};
+      Ent in{static_cast<unsigned>(rng() & 1), (rng() & 1) != 0, static_cast<std::uint32_t>(rng()), cyc, 0, 0};
       const bool emit = actions > 0;
       const bool ready = actions <= 1;
       b.dut->flush_i = flushing;
@@ -66,6 +67,7 @@ TEST_CASE("hmtt_tfu: pushes, drops, LOSS counts, link-rate pops and flush") {
           CHECK(b.dut->ent_write_o == h.write);
           CHECK(b.dut->ent_data_o == h.data);
           CHECK(b.dut->ent_time_o == h.time);
+          CHECK(b.dut->ent_gap_o == h.gap);
         }
         actions = (h.kind == 2) ? 1 : (h.loss > 0 ? 2 : 1);
         if (h.loss > 0) ++losses;
@@ -76,6 +78,8 @@ TEST_CASE("hmtt_tfu: pushes, drops, LOSS counts, link-rate pops and flush") {
       if (iv) {
         if (count < 8) {
           in.loss = drop;
+          in.gap = in.time - acc_time;
+          acc_time = in.time;
           drop = 0;
           fifo.push_back(in);
           pushed = true;
@@ -84,7 +88,7 @@ TEST_CASE("hmtt_tfu: pushes, drops, LOSS counts, link-rate pops and flush") {
           ++dropped;
         }
       } else if (flushing && drop > 0 && count < 8) {
-        fifo.push_back(Ent{2, false, 0, 0, drop});
+        fifo.push_back(Ent{2, false, 0, 0, drop, 0});
         drop = 0;
         pushed = true;
       }
