@@ -5,8 +5,9 @@
 // hmtt::wire::FrameEncoder in hardware. For each FIFO entry (time t, gap
 // g = t - last_time) it performs one action per cycle:
 //   1. LOSS record (payload = loss) if the entry carries a loss count;
-//   2. a frame close if the n_ovf + 1 records of the item would not fit the
-//      open frame (n_ovf = 0 if g fits the duration field, else
+//   2. if g >= 2^36, one cycle without a record that counts the OVERFLOW
+//      chain; a frame close if the n_ovf + 1 records of the item would not fit
+//      the open frame (n_ovf = 0 if g fits the duration field, else
 //      ceil(g / (2^36-1)));
 //   3. n_ovf OVERFLOW records (2^36-1 each, the last one the remainder);
 //   4. the reference record (duration g, or 0 after OVERFLOW) or EVENT record
@@ -59,6 +60,7 @@ module hmtt_packer #(
   localparam [2:0] StClose = 3'd2;
   localparam [2:0] StOvf   = 3'd3;
   localparam [2:0] StRec   = 3'd4;
+  localparam [2:0] StBig   = 3'd5;  // gap >= 2^36: one cycle to count the OVERFLOW chain
   localparam [1:0] KindRef  = 2'd0;
   localparam [1:0] KindLoss = 2'd2;
   localparam [1:0] TrUnset = 2'd0;
@@ -84,9 +86,11 @@ module hmtt_packer #(
   wire ready = (st_q == StIdle) || last_action;
 
   // Records of the current entry.
-  wire [63:0] ovf_part = (ovf_q[63:36] != 28'd0) ? Pm : ovf_q;
+  wire        ovf_more = ovf_q[63:36] != 28'd0;           // more than one OVERFLOW left
+  wire [35:0] ovf_part = ovf_more ? Pm[35:0] : ovf_q[35:0];
+  wire [63:0] ovf_rest = ovf_q - Pm;                        // straight from the register
   wire [39:0] loss_rec = {1'b1, 3'd2, loss_q};
-  wire [39:0] ovf_rec = {1'b1, 3'd0, ovf_part[35:0]};
+  wire [39:0] ovf_rec = {1'b1, 3'd0, ovf_part};
   wire [DataW-1:0] line = data_q >> LineShift;
   wire [39:0] ref_rec = {1'b0, write_q, line[AddrBits-1:0], dur_q[DurBits-1:0]};
   wire [39:0] evt_rec = {1'b1, 3'd1, dur_q[11:0], write_q, data_q[22:0]};
@@ -104,18 +108,20 @@ module hmtt_packer #(
   wire [63:0] gap = ent_gap_i;
   wire        fits = (ent_kind_i == KindRef) ? (gap[63:DurBits] == {(64-DurBits){1'b0}})
                                              : (gap[63:12] == 52'd0);
-  wire [27:0] gap_hi = gap[63:36];
-  wire [35:0] gap_lo = gap[35:0];
-  wire        hi_zero = gap_hi == 28'd0;
-  wire [1:0]  carry_n = (hi_zero && gap_lo == 36'd0) ? 2'd0 : (gap_lo <= {8'hFF, ~gap_hi}) ? 2'd1 : 2'd2;
-  wire        n_big = gap_hi[27:9] != 19'd0;                      // n >= 512: never fits a frame
-  wire [9:0]  n_small = {1'b0, gap_hi[8:0]} + {8'd0, carry_n};   // n when !n_big
-  wire        has_ovf = !fits;
+  wire        big = gap[63:36] != 28'd0;   // needs the StBig cycle (rare: 2^36 cycles of silence)
   // Room left in the open frame after the LOSS record, if any (c1 = 0: a new frame).
   wire [8:0]  c1_raw = cnt_d + ((ent_loss_i != 36'd0) ? 9'd1 : 9'd0);
   wire [8:0]  c1 = (c1_raw == rpf_i) ? 9'd0 : c1_raw;
-  wire [9:0]  room = {1'b0, rpf_i} - {1'b0, c1} - 10'd1;           // OVERFLOW records that still fit
-  wire        closeb = (c1 != 9'd0) && has_ovf && (n_big || (n_small > room));
+  // A gap below 2^36 that does not fit needs one OVERFLOW: close first if only one record fits.
+  wire        closeb = (c1 != 9'd0) && !fits && !big && (c1 == rpf_i - 9'd1);
+  // StBig, from the registered gap in ovf_q: n = ceil(g / (2^36-1)) = hi + (lo + hi <= 2^36-1 ? 1 : 2)
+  // (hi > 0 here) with g = hi * 2^36 + lo; lo + hi <= 2^36-1 <=> lo <= ~hi, no adder.
+  wire [27:0] big_hi = ovf_q[63:36];
+  wire [1:0]  carry_n = (ovf_q[35:0] <= {8'hFF, ~big_hi}) ? 2'd1 : 2'd2;
+  wire        n_big = big_hi[27:9] != 19'd0;                       // n >= 512: never fits a frame
+  wire [9:0]  n_small = {1'b0, big_hi[8:0]} + {8'd0, carry_n};
+  wire [9:0]  room = {1'b0, rpf_i} - {1'b0, cnt_q} - 10'd1;          // OVERFLOW records that still fit
+  wire        closeb_big = (cnt_q != 9'd0) && (n_big || (n_small > room));
 
   // This cycle's action (st_a/ovf_a: state after it).
   always @* begin
@@ -141,9 +147,14 @@ module hmtt_packer #(
           cnt_d = 9'd0;
         end
         if (kind_q == KindLoss) st_a = StIdle;
+        else if (ovf_q[63:36] != 28'd0) st_a = StBig;
         else if (closeb_q) st_a = StClose;
         else if (ovf_q != 64'd0) st_a = StOvf;
         else st_a = StRec;
+      end
+      StBig: begin
+        if (closeb_big) st_a = StClose;
+        else st_a = StOvf;
       end
       StClose: begin
         close = 1'b1;
@@ -154,8 +165,8 @@ module hmtt_packer #(
         rec_valid = 1'b1;
         rec = ovf_rec;
         cnt_d = cnt_inc;
-        ovf_a = ovf_q - ovf_part;
-        if (ovf_q[63:36] == 28'd0) st_a = StRec;  // this part was all that was left
+        ovf_a = ovf_more ? ovf_rest : 64'd0;
+        if (!ovf_more) st_a = StRec;  // this part was all that was left
       end
       StRec: begin
         rec_valid = 1'b1;
@@ -188,11 +199,12 @@ module hmtt_packer #(
       time_d   = ent_time_i;
       loss_d   = ent_loss_i;
       closeb_d = closeb;
-      ovf_d    = has_ovf ? gap : 64'd0;
-      dur_d    = has_ovf ? 64'd0 : gap;
+      ovf_d    = fits ? 64'd0 : gap;
+      dur_d    = fits ? gap : 64'd0;
       if (ent_loss_i != 36'd0) st_d = StLoss;
+      else if (big) st_d = StBig;
       else if (closeb) st_d = StClose;
-      else if (has_ovf) st_d = StOvf;
+      else if (!fits) st_d = StOvf;
       else st_d = StRec;
     end
   end

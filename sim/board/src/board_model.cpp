@@ -227,7 +227,9 @@ Status BoardModel::pop(std::int64_t k, const Entry& e) {
     const bool is_ref = e.kind == ItemKind::Reference;
     const std::uint64_t dmax = is_ref ? (std::uint64_t{1} << wire::duration_bits(config_.encoder.addr_bits)) - 1
                                       : (std::uint64_t{1} << wire::kEventDurationBits) - 1;
-    const std::size_t n_ovf = overflow_records(e.time - encoder_.last_time(), dmax);
+    const std::uint64_t gap = e.time - encoder_.last_time();
+    const std::size_t n_ovf = overflow_records(gap, dmax);
+    if ((gap >> 36) != 0) acts[m++] = false;  // the packer's StBig cycle (docs/board.md 6)
     if (open_count_ > 0 && open_count_ + n_ovf + 1 > rpf) {
       acts[m++] = false;  // close before
       open_count_ = 0;
