@@ -5,7 +5,7 @@
 // hmtt::wire::FrameEncoder in hardware. For each FIFO entry (time t, gap
 // g = t - last_time) it performs one action per cycle:
 //   1. LOSS record (payload = loss) if the entry carries a loss count;
-//   2. if g >= 2^36, one cycle without a record that counts the OVERFLOW
+//   2. if g >= 2^36, two cycles without a record that count the OVERFLOW
 //      chain; a frame close if the n_ovf + 1 records of the item would not fit
 //      the open frame (n_ovf = 0 if g fits the duration field, else
 //      ceil(g / (2^36-1)));
@@ -60,7 +60,8 @@ module hmtt_packer #(
   localparam [2:0] StClose = 3'd2;
   localparam [2:0] StOvf   = 3'd3;
   localparam [2:0] StRec   = 3'd4;
-  localparam [2:0] StBig   = 3'd5;  // gap >= 2^36: one cycle to count the OVERFLOW chain
+  localparam [2:0] StBig   = 3'd5;  // gap >= 2^36: two cycles to count the OVERFLOW chain
+  localparam [2:0] StBig2  = 3'd6;
   localparam [1:0] KindRef  = 2'd0;
   localparam [1:0] KindLoss = 2'd2;
   localparam [1:0] TrUnset = 2'd0;
@@ -119,8 +120,10 @@ module hmtt_packer #(
   wire [27:0] big_hi = ovf_q[63:36];
   wire [1:0]  carry_n = (ovf_q[35:0] <= {8'hFF, ~big_hi}) ? 2'd1 : 2'd2;
   wire        n_big = big_hi[27:9] != 19'd0;                       // n >= 512: never fits a frame
-  wire [9:0]  n_small = {1'b0, big_hi[8:0]} + {8'd0, carry_n};
+  reg  [1:0]  carry_q, carry_d;
+  wire [9:0]  n_small = {1'b0, big_hi[8:0]} + {8'd0, carry_q};  // in StBig2
   wire [9:0]  room = {1'b0, rpf_i} - {1'b0, cnt_q} - 10'd1;          // OVERFLOW records that still fit
+  // StBig registers the chain's carry term, StBig2 compares the chain length with the room left.
   wire        closeb_big = (cnt_q != 9'd0) && (n_big || (n_small > room));
 
   // This cycle's action (st_a/ovf_a: state after it).
@@ -153,6 +156,9 @@ module hmtt_packer #(
         else st_a = StRec;
       end
       StBig: begin
+        st_a = StBig2;
+      end
+      StBig2: begin
         if (closeb_big) st_a = StClose;
         else st_a = StOvf;
       end
@@ -187,6 +193,11 @@ module hmtt_packer #(
     endcase
   end
 
+
+  always @* begin
+    carry_d = carry_q;
+    if (st_q == StBig) carry_d = carry_n;
+  end
 
   // Load the next entry (the TFU pops only while ready).
   always @* begin
@@ -223,6 +234,7 @@ module hmtt_packer #(
       last_q   <= {TimeW{1'b0}};
       cnt_q    <= 9'd0;
       trc_q    <= TrUnset;
+      carry_q  <= 2'd0;
     end else begin
       st_q     <= st_d;
       kind_q   <= kind_d;
@@ -236,6 +248,7 @@ module hmtt_packer #(
       last_q   <= last_d;
       cnt_q    <= cnt_d;
       trc_q    <= trc_d;
+      carry_q  <= carry_d;
     end
   end
 
