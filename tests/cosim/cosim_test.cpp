@@ -49,7 +49,7 @@ cosim::CosimScore run(const Run& r) {
   seq.mark_config_space(c.config_base, c.config_size);
   auto s = cosim::run_cosim(c, seq.bus(), seq.issued(), r.rtl);
   REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().message));
-  MESSAGE(ddr_standard(r.standard).name << " " << r.map << " " << std::string(pattern_name(w.pattern)) << " unit " << w.unit << ": " << s->summary());
+  MESSAGE(std::string(ddr_standard(r.standard).name) << " " << r.map << " " << std::string(pattern_name(w.pattern)) << " unit " << w.unit << ": " << s->summary());
   return *s;
 }
 

@@ -211,9 +211,9 @@ Status BoardModel::pop(std::int64_t k, const Entry& e) {
     return Status::success();
   }
   // The packer's actions, one per cycle from k+1: true = writes a record.
-  bool acts[8];
+  bool acts[10];
   std::size_t m = 0;
-  std::size_t extra_ovf = 0;  // OVERFLOW records beyond the 8 slots (huge gaps)
+  std::size_t extra_ovf = 0;  // OVERFLOW records beyond the 10 slots (huge gaps)
   if (e.loss > 0) {
     encoder_.add_loss(e.loss);
     ++counters_.loss_records;
@@ -229,7 +229,10 @@ Status BoardModel::pop(std::int64_t k, const Entry& e) {
                                       : (std::uint64_t{1} << wire::kEventDurationBits) - 1;
     const std::uint64_t gap = e.time - encoder_.last_time();
     const std::size_t n_ovf = overflow_records(gap, dmax);
-    if ((gap >> 36) != 0) acts[m++] = false;  // the packer's StBig cycle (docs/board.md 6)
+    if ((gap >> 36) != 0) {  // the packer's StBig and StBig2 cycles (docs/board.md 6)
+      acts[m++] = false;
+      acts[m++] = false;
+    }
     if (open_count_ > 0 && open_count_ + n_ovf + 1 > rpf) {
       acts[m++] = false;  // close before
       open_count_ = 0;
@@ -241,7 +244,7 @@ Status BoardModel::pop(std::int64_t k, const Entry& e) {
       HMTT_TRY(encoder_.add_event(e.time, static_cast<std::uint32_t>(e.payload), e.write));
     }
     for (std::size_t i = 0; i < n_ovf; ++i) {
-      if (m < 7) {
+      if (m < 9) {
         acts[m++] = true;
       } else {
         ++extra_ovf;
