@@ -1,0 +1,310 @@
+#include "hmtt/board/board_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace hmtt::board {
+
+namespace {
+
+constexpr std::int64_t kCost = static_cast<std::int64_t>(kRecordCostQ16);
+
+std::size_t overflow_records(std::uint64_t gap, std::uint64_t dmax) {
+  if (gap <= dmax) return 0;
+  return static_cast<std::size_t>((gap + wire::kPayloadMask - 1) / wire::kPayloadMask);
+}
+
+}  // namespace
+
+std::uint32_t link_rate_q16(double link_bits_per_s, unsigned links, std::uint32_t clock_khz) {
+  const double bytes = links * link_bits_per_s / 8.0 * 1440.0 / 1538.0 / (clock_khz * 1000.0);
+  const double q = std::round(bytes * 65536.0);
+  if (q < 1) return 1;
+  if (q > kUnlimitedRateQ16) return kUnlimitedRateQ16;
+  return static_cast<std::uint32_t>(q);
+}
+
+std::uint64_t default_config_base(const sim::AddressMap& map) {
+  return map.capacity_bytes() - kDefaultConfigSize;
+}
+
+BoardModel::BoardModel(const BoardConfig& config, wire::FrameEncoder encoder)
+    : config_(config), encoder_(std::move(encoder)) {}
+
+Result<BoardModel> BoardModel::create(const BoardConfig& c) {
+  auto enc = wire::FrameEncoder::create(c.encoder);
+  if (!enc) return make_error("board: " + enc.error().message);
+  if (c.rate_q16 == 0) return make_error("board: rate_q16 is 0 (the FIFO would never drain)");
+  if (c.fifo_depth == 0) return make_error("board: fifo_depth is 0");
+  if (c.burst_bytes < 5) return make_error("board: burst_bytes must hold one record (>= 5)");
+  if (c.config_base % 64 != 0) return make_error("board: config_base is not 64-byte aligned");
+  BoardModel m(c, std::move(*enc));
+  m.encoder_.set_tracing(c.trace_on_reset);
+  using F = sim::AddressMap::Field;
+  for (const auto& s : c.map.slices()) {
+    const Slice sl{s.shift, (std::uint64_t{1} << s.width) - 1};
+    switch (s.field) {
+      case F::Row: m.row_s_ = sl; break;
+      case F::Col: m.col_s_ = sl; break;
+      case F::ColLow: m.col_low_s_ = sl; break;
+      case F::Bank: m.bank_s_ = sl; break;
+      case F::Rank: m.rank_s_ = sl; break;
+      case F::Channel: m.chan_s_ = sl; break;
+      case F::Bus: break;
+    }
+  }
+  m.col_low_width_ = c.map.width(F::ColLow);
+  m.chan_bits_ = (c.channel & m.chan_s_.mask) << m.chan_s_.shift;
+  m.open_.assign(8 * 8, 0);
+  m.row_.assign(8 * 8, 0);
+  m.pops_.resize(c.fifo_depth);
+  m.ref_dmax_ = (std::uint64_t{1} << wire::duration_bits(c.encoder.addr_bits)) - 1;
+  m.saturate_steps_ = ((std::int64_t{c.burst_bytes} << 16) + 64 * kCost) / c.rate_q16 + 1;
+  return m;
+}
+
+std::uint64_t BoardModel::rebuild(unsigned rank, unsigned bank, std::uint32_t row, std::uint32_t col) const {
+  return ((row & row_s_.mask) << row_s_.shift) | (((col >> col_low_width_) & col_s_.mask) << col_s_.shift) |
+         ((col & col_low_s_.mask) << col_low_s_.shift) | ((bank & bank_s_.mask) << bank_s_.shift) |
+         ((rank & rank_s_.mask) << rank_s_.shift) | chan_bits_;
+}
+
+Status BoardModel::consume(std::span<const sim::BusCycle> cycles) {
+  for (const auto& bc : cycles) {
+    const auto cyc = static_cast<std::int64_t>(bc.cycle);
+    if (cyc <= last_cycle_)
+      return make_error("board: bus cycle " + std::to_string(bc.cycle) + " does not follow cycle " +
+                        std::to_string(last_cycle_));
+    last_cycle_ = cyc;
+    // DCBU: the JEDEC truth table (as hmtt::sim::decode_pins), inlined.
+    const auto sel = static_cast<std::uint8_t>(~bc.pins.cs_n);
+    if (sel == 0 || (sel & (sel - 1)) != 0) continue;  // DESELECT, or more than one rank
+    const unsigned rank = static_cast<unsigned>(__builtin_ctz(sel));
+    const unsigned code = (bc.pins.ras_n ? 4u : 0u) | (bc.pins.cas_n ? 2u : 0u) | (bc.pins.we_n ? 1u : 0u);
+    const unsigned base = rank * 8u;
+    const unsigned bank = bc.pins.ba & 7u;
+    switch (code) {
+      case 0b011:  // ACTIVE
+        ++counters_.commands;
+        open_[base + bank] = 1;
+        row_[base + bank] = bc.pins.a;
+        break;
+      case 0b101:    // READ
+      case 0b100: {  // WRITE
+        ++counters_.commands;
+        const unsigned b = base + bank;
+        if (!open_[b]) {
+          ++counters_.orphans;
+          break;
+        }
+        const bool write = code == 0b100;
+        ++(write ? counters_.writes : counters_.reads);
+        const std::uint32_t col = bc.pins.a & ~(1u << sim::kAutoPrechargeBit);
+        HMTT_TRY(on_access(bc.cycle, rebuild(rank, bank, row_[b], col), write));
+        if ((bc.pins.a >> sim::kAutoPrechargeBit) & 1u) open_[b] = 0;
+        break;
+      }
+      case 0b010:  // PRECHARGE (A10: all banks)
+        ++counters_.commands;
+        if ((bc.pins.a >> sim::kAutoPrechargeBit) & 1u) {
+          for (unsigned i = 0; i < 8; ++i) open_[base + i] = 0;
+        } else {
+          open_[base + bank] = 0;
+        }
+        break;
+      case 0b001:  // REFRESH
+        ++counters_.commands;
+        for (unsigned i = 0; i < 8; ++i) open_[base + i] = 0;
+        break;
+      default: break;  // NOP, MRS, BST: dropped by the DCBU
+    }
+  }
+  return Status::success();
+}
+
+Status BoardModel::on_access(std::uint64_t cycle, std::uint64_t address, bool write) {
+  Entry e;
+  e.time = cycle;
+  e.write = write;
+  e.push_edge = static_cast<std::int64_t>(cycle + kPipelineLatency);
+  if (address >= config_.config_base && address - config_.config_base < config_.config_size) {
+    const std::uint64_t index = (address - config_.config_base) >> 6;
+    e.kind = ItemKind::Event;
+    e.payload = index & wire::kEventIndexMask;
+    ++counters_.events;
+    if (index == wire::kBeginTracing) trace_state_ = 1;
+    if (index == wire::kEndTracing) trace_state_ = 2;
+    return push(e);
+  }
+  if (!tracing()) return Status::success();
+  e.kind = ItemKind::Reference;
+  e.payload = address;
+  ++counters_.references;
+  return push(e);
+}
+
+std::int64_t BoardModel::tokens_at(std::int64_t cycle) const {
+  // T(cycle) for cycle >= tok_cycle_ - 1, with no emission after tok_cycle_.
+  if (cycle == tok_cycle_ - 1) return tok_prev_;
+  const std::int64_t cap = std::int64_t{config_.burst_bytes} << 16;
+  const std::int64_t steps = cycle - tok_cycle_;
+  const std::int64_t rate = config_.rate_q16;
+  if (steps > saturate_steps_) return cap;
+  return std::min(cap, tok_last_ + steps * rate);
+}
+
+std::int64_t BoardModel::earliest_pop(std::int64_t k0) const {
+  // The first cycle k >= k0 (k0 >= tok_cycle_) with T(k-1) >= 0.
+  if (k0 == tok_cycle_ && tok_prev_ >= 0) return k0;
+  const std::int64_t k = std::max(k0, tok_cycle_ + 1);
+  const std::int64_t t = tokens_at(k - 1);
+  if (t >= 0) return k;
+  const std::int64_t rate = config_.rate_q16;
+  return k + (-t + rate - 1) / rate;
+}
+
+Status BoardModel::push(const Entry& item) {
+  // Entries leave in order and a pop depends only on what is already in the
+  // FIFO, so each accepted entry's pop cycle is known when it is accepted; the
+  // FIFO holds the pop cycles of the entries still inside. An entry popped in
+  // cycle k no longer counts at the edge ending cycle k+1 and later.
+  const std::size_t depth = pops_.size();
+  while (size_ > 0 && pops_[head_] < item.push_edge) {
+    if (++head_ == depth) head_ = 0;
+    --size_;
+  }
+  if (size_ == 0) head_ = 0;  // restart at slot 0: a FIFO that rarely fills stays in cache
+  if (size_ == depth) {
+    ++counters_.dropped;
+    if (drop_ < wire::kPayloadMask) ++drop_;
+    return Status::success();
+  }
+  Entry e = item;
+  e.loss = drop_;
+  drop_ = 0;
+  counters_.fifo_high_water = std::max<std::uint64_t>(counters_.fifo_high_water, size_ + 1);
+  const std::int64_t k = earliest_pop(std::max({packer_ready_, e.push_edge + 1, tok_cycle_}));
+  std::size_t tail = head_ + size_;
+  if (tail >= depth) tail -= depth;
+  pops_[tail] = k;
+  ++size_;
+  return pop(k, e);
+}
+
+Status BoardModel::pop(std::int64_t k, const Entry& e) {
+  const std::size_t rpf = config_.encoder.records_per_frame;
+  // Fast path, the common case: a reference with no loss whose gap fits the
+  // duration field: one action (the record) in cycle k+1.
+  if (e.loss == 0 && e.kind == ItemKind::Reference && e.time - encoder_.last_time() <= ref_dmax_) {
+    HMTT_TRY(encoder_.add_reference(e.time, e.payload, e.write));
+    if (++open_count_ == rpf) {
+      open_count_ = 0;
+      ++counters_.frames;
+    }
+    const std::int64_t cap = std::int64_t{config_.burst_bytes} << 16;
+    const std::int64_t prev = k == tok_cycle_ ? tok_last_ : tokens_at(k);
+    tok_prev_ = prev;
+    tok_last_ = std::min(cap, prev + static_cast<std::int64_t>(config_.rate_q16)) - kCost;
+    tok_cycle_ = k + 1;
+    packer_ready_ = tok_cycle_;
+    return Status::success();
+  }
+  // The packer's actions, one per cycle from k+1: true = writes a record.
+  bool acts[10];
+  std::size_t m = 0;
+  std::size_t extra_ovf = 0;  // OVERFLOW records beyond the 10 slots (huge gaps)
+  if (e.loss > 0) {
+    encoder_.add_loss(e.loss);
+    ++counters_.loss_records;
+    acts[m++] = true;
+    if (++open_count_ == rpf) {
+      open_count_ = 0;
+      ++counters_.frames;
+    }
+  }
+  if (e.kind != ItemKind::LossOnly) {
+    const bool is_ref = e.kind == ItemKind::Reference;
+    const std::uint64_t dmax = is_ref ? (std::uint64_t{1} << wire::duration_bits(config_.encoder.addr_bits)) - 1
+                                      : (std::uint64_t{1} << wire::kEventDurationBits) - 1;
+    const std::uint64_t gap = e.time - encoder_.last_time();
+    const std::size_t n_ovf = overflow_records(gap, dmax);
+    if ((gap >> 36) != 0) {  // the packer's StBig and StBig2 cycles (docs/board.md 6)
+      acts[m++] = false;
+      acts[m++] = false;
+    }
+    if (open_count_ > 0 && open_count_ + n_ovf + 1 > rpf) {
+      acts[m++] = false;  // close before
+      open_count_ = 0;
+      ++counters_.frames;
+    }
+    if (is_ref) {
+      HMTT_TRY(encoder_.add_reference(e.time, e.payload, e.write));
+    } else {
+      HMTT_TRY(encoder_.add_event(e.time, static_cast<std::uint32_t>(e.payload), e.write));
+    }
+    for (std::size_t i = 0; i < n_ovf; ++i) {
+      if (m < 9) {
+        acts[m++] = true;
+      } else {
+        ++extra_ovf;
+      }
+    }
+    acts[m++] = true;
+    open_count_ += n_ovf + 1;
+    if (open_count_ == rpf) {
+      open_count_ = 0;
+      ++counters_.frames;
+    }
+    if (!is_ref && (e.payload == wire::kBeginTracing || e.payload == wire::kEndTracing)) {
+      packer_trace_state_ = e.payload == wire::kBeginTracing ? 1 : 2;
+      encoder_.set_tracing(packer_trace_state_ == 1);
+      if (e.payload == wire::kEndTracing && open_count_ > 0) {
+        encoder_.flush();
+        open_count_ = 0;
+        ++counters_.frames;
+      }
+    }
+  }
+  // Token bucket over the action cycles.
+  const std::int64_t cap = std::int64_t{config_.burst_bytes} << 16;
+  const std::int64_t rate = config_.rate_q16;
+  std::int64_t prev = k == tok_cycle_ ? tok_last_ : tokens_at(k);
+  std::int64_t cur = prev;
+  const std::size_t total = m + extra_ovf;
+  for (std::size_t j = 0; j < total; ++j) {
+    const bool emit = j < m ? acts[j] : true;
+    prev = cur;
+    cur = std::min(cap, cur + rate) - (emit ? kCost : 0);
+  }
+  tok_cycle_ = k + static_cast<std::int64_t>(total);
+  tok_last_ = cur;
+  tok_prev_ = prev;
+  packer_ready_ = tok_cycle_;
+  return Status::success();
+}
+
+Status BoardModel::finish() {
+  if (drop_ > 0) {
+    // The flush pushes a loss-only entry behind everything still in the FIFO.
+    Entry e;
+    e.kind = ItemKind::LossOnly;
+    e.loss = drop_;
+    drop_ = 0;
+    HMTT_TRY(pop(std::max(packer_ready_, tok_cycle_), e));
+  }
+  if (open_count_ > 0) {
+    encoder_.flush();
+    open_count_ = 0;
+    ++counters_.frames;
+  }
+  return Status::success();
+}
+
+wire::EncodedFrame BoardModel::pop_frame() { return encoder_.pop_frame(); }
+
+std::vector<std::uint8_t> BoardModel::packet(const wire::EncodedFrame& f) const {
+  return wire::udp_packet(config_.addressing, config_.encoder.board, f.link, f.bytes, true);
+}
+
+}  // namespace hmtt::board
