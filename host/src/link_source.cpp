@@ -1,0 +1,61 @@
+#include "hmtt/host/link_source.h"
+
+namespace hmtt::host {
+
+namespace {
+std::uint16_t get16(const std::uint8_t* p) { return static_cast<std::uint16_t>((p[0] << 8) | p[1]); }
+}  // namespace
+
+void FrameBatch::add(std::span<const std::uint8_t> payload, std::uint16_t port, std::uint64_t time_ns) {
+  RawFrame f;
+  f.offset = static_cast<std::uint32_t>(bytes.size());
+  f.size = static_cast<std::uint32_t>(payload.size());
+  f.port = port;
+  f.time_ns = time_ns;
+  bytes.insert(bytes.end(), payload.begin(), payload.end());
+  frames.push_back(std::move(f));
+}
+
+void FrameBatch::add_rejected(std::uint16_t port, std::uint64_t time_ns, std::string reason) {
+  RawFrame f;
+  f.offset = static_cast<std::uint32_t>(bytes.size());
+  f.port = port;
+  f.time_ns = time_ns;
+  f.rejected = true;
+  f.reason = std::move(reason);
+  frames.push_back(std::move(f));
+}
+
+bool classify_ethernet(std::span<const std::uint8_t> p, const PortRange& ports, std::uint64_t time_ns,
+                       FrameBatch& batch) {
+  // A quick look at the fields that say whether this is an HMTT packet at all.
+  if (p.size() < wire::kEthHeaderBytes + wire::kIpv4HeaderBytes + wire::kUdpHeaderBytes) return false;
+  std::size_t off = 12;
+  std::uint16_t type = get16(&p[off]);
+  if (type == 0x8100) {
+    off += 4;
+    type = get16(&p[off]);
+  }
+  if (type != 0x0800) return false;
+  const std::size_t ip_at = off + 2;
+  if (p.size() < ip_at + wire::kIpv4HeaderBytes) return false;
+  const std::uint8_t* ip = &p[ip_at];
+  if ((ip[0] >> 4) != 4 || ip[9] != 17) return false;
+  const std::size_t ihl = std::size_t{ip[0] & 0xFu} * 4;
+  if (ihl < wire::kIpv4HeaderBytes || p.size() < ip_at + ihl + wire::kUdpHeaderBytes) return false;
+  const std::uint16_t port = get16(ip + ihl + 2);
+  if (!ports.contains(port)) return false;
+  // An HMTT port: from here on a failure is a bad frame of that link.
+  // The FCS is present when exactly 4 bytes follow the IPv4 datagram.
+  const std::size_t ip_len = get16(ip + 2);
+  const bool has_fcs = p.size() == ip_at + ip_len + wire::kFcsBytes;
+  auto payload = wire::udp_payload(p, has_fcs);
+  if (!payload) {
+    batch.add_rejected(port, time_ns, payload.error().message);
+    return true;
+  }
+  batch.add(*payload, port, time_ns);
+  return true;
+}
+
+}  // namespace hmtt::host
