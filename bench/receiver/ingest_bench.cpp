@@ -1,0 +1,131 @@
+// Receiver benchmark: pcap-file ingest (read, classify, check, decode, merge,
+// store) in references/s, beside plain LZ4 compression of the same file bytes
+// as the baseline, measured in the same run (docs/benchmarks.md, "Receiver").
+//
+//   receiver_ingest_bench FILE.pcap [--store OUT.hmtt] [--repeat N]
+// Without --store the references go to a counting sink (the receiver alone).
+#include <lz4.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "hmtt/host/capture.h"
+#include "hmtt/host/pcap_source.h"
+#if HMTT_HOST_HAS_STORE
+#include "hmtt/host/store_sink.h"
+#endif
+
+using namespace hmtt;
+
+namespace {
+
+class CountingSink final : public host::CaptureSink {
+ public:
+  Status write(std::span<const Reference> refs) override {
+    n += refs.size();
+    if (!refs.empty()) last ^= refs.back().address;
+    return Status::success();
+  }
+  Status finish() override { return Status::success(); }
+  Status add_events(std::span<const store::Event>) override { return Status::success(); }
+  Status add_reports(std::span<const store::Report>) override { return Status::success(); }
+  Status set_link_stats(std::span<const store::LinkStats>) override { return Status::success(); }
+  std::uint64_t n = 0, last = 0;
+};
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: receiver_ingest_bench FILE.pcap [--store OUT.hmtt] [--repeat N]\n");
+    return 2;
+  }
+  const std::string path = argv[1];
+  std::string store_path;
+  int repeat = 3;
+  for (int i = 2; i + 1 < argc; i += 2) {
+    const std::string k = argv[i];
+    if (k == "--store") store_path = argv[i + 1];
+    else if (k == "--repeat") repeat = std::stoi(argv[i + 1]);
+  }
+  std::ifstream in(path, std::ios::binary);
+  const std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+
+  // Baseline: LZ4 (default level) over the same bytes, 64 KiB blocks.
+  double best_lz4 = 1e30;
+  std::size_t lz4_out = 0;
+  std::vector<char> out(static_cast<std::size_t>(LZ4_compressBound(65536)));
+  for (int r = 0; r < repeat; ++r) {
+    const auto t = std::chrono::steady_clock::now();
+    std::size_t total = 0;
+    for (std::size_t at = 0; at < bytes.size(); at += 65536) {
+      const int n = static_cast<int>(std::min<std::size_t>(65536, bytes.size() - at));
+      total += static_cast<std::size_t>(LZ4_compress_default(bytes.data() + at, out.data(), n, static_cast<int>(out.size())));
+    }
+    best_lz4 = std::min(best_lz4, seconds_since(t));
+    lz4_out = total;
+  }
+
+  double best = 1e30;
+  host::CaptureStatus last;
+  for (int r = 0; r < repeat; ++r) {
+    auto src = host::PcapSource::open_file(path);
+    if (!src) {
+      std::fprintf(stderr, "%s\n", src.error().message.c_str());
+      return 1;
+    }
+    std::vector<std::unique_ptr<host::LinkSource>> sources;
+    sources.push_back(std::move(*src));
+    CountingSink counting;
+    host::CaptureSink* sink = &counting;
+#if HMTT_HOST_HAS_STORE
+    std::unique_ptr<host::StoreCaptureSink> store_sink;
+    if (!store_path.empty()) {
+      store::CaptureInfo info;
+      info.tick_ps = 5000;
+      info.source = "board";
+      store::WriterOptions wo;
+      wo.overwrite = true;
+      auto s = host::StoreCaptureSink::create(store_path, info, wo);
+      if (!s) {
+        std::fprintf(stderr, "%s\n", s.error().message.c_str());
+        return 1;
+      }
+      store_sink = std::move(*s);
+      sink = store_sink.get();
+    }
+#endif
+    host::Receiver rx(*sink, {});
+    const auto t = std::chrono::steady_clock::now();
+    auto st = host::run_capture(sources, rx, {}, nullptr, {});
+    const double s = seconds_since(t);
+    if (!st) {
+      std::fprintf(stderr, "%s\n", st.error().message.c_str());
+      return 1;
+    }
+    if (s < best) {
+      best = s;
+      last = *st;
+    }
+  }
+  const double refs = static_cast<double>(last.totals.references_out);
+  const double mb = static_cast<double>(bytes.size()) / 1e6;
+  std::printf("{\"file\": \"%s\", \"file_mb\": %.1f, \"references\": %.0f, \"sink\": \"%s\",\n", path.c_str(), mb, refs,
+              store_path.empty() ? "counting" : "store");
+  std::printf(" \"ingest_s\": %.3f, \"ingest_refs_per_s\": %.0f, \"ingest_mb_per_s\": %.1f,\n", best, refs / best,
+              mb / best);
+  std::printf(" \"lz4_s\": %.3f, \"lz4_mb_per_s\": %.1f, \"lz4_ratio\": %.3f, \"ingest_time_over_lz4_time\": %.2f,\n",
+              best_lz4, mb / best_lz4, static_cast<double>(lz4_out) / static_cast<double>(bytes.size()),
+              best / best_lz4);
+  std::printf(" \"gap_frames\": %llu, \"bad_frames\": %llu}\n", static_cast<unsigned long long>(last.totals.gap_frames),
+              static_cast<unsigned long long>(last.totals.bad_frames));
+  return 0;
+}
