@@ -1,5 +1,7 @@
 #include "hmtt/host/frame_decoder.h"
 
+#include "hmtt/host/checksums.h"
+
 namespace hmtt::host {
 
 namespace {
@@ -41,9 +43,7 @@ bool records_ok(std::span<const std::uint8_t> b, const wire::FrameHeader& h, wir
   bool pending_overflow = false;
   std::size_t report_left = 0;
   const std::size_t n = h.count;
-  out.refs.resize(n);
-  std::size_t nref = 0;
-  Reference* refs = out.refs.data();
+  out.refs.reserve(n);
   const std::uint8_t* p = b.data() + wire::kHeaderBytes;
   for (std::size_t i = 0; i < n; ++i, p += wire::kRecordBytes) {
     const std::uint64_t r = (std::uint64_t{p[0]} << 32) | (std::uint64_t{p[1]} << 24) |
@@ -53,13 +53,8 @@ bool records_ok(std::span<const std::uint8_t> b, const wire::FrameHeader& h, wir
       const std::uint64_t d = r & dmask;
       if (t + d < t) return false;
       t += d;
-      Reference& ref = refs[nref++];
-      ref.time = t;
-      ref.address = ((r >> dbits) & amask) << shift;
-      ref.size = unit_bytes;
-      ref.kind = ((r >> 38) & 1) ? Kind::Write : Kind::Read;
-      ref.origin = Origin::Unknown;
-      ref.source = 0;
+      out.refs.push_back(Reference{t, ((r >> dbits) & amask) << shift, unit_bytes,
+                                   ((r >> 38) & 1) ? Kind::Write : Kind::Read, Origin::Unknown, 0});
       pending_overflow = false;
       continue;
     }
@@ -108,7 +103,6 @@ bool records_ok(std::span<const std::uint8_t> b, const wire::FrameHeader& h, wir
     }
   }
   if (pending_overflow) return false;
-  out.refs.resize(nref);
   out.end_time = t;
   return true;
 }
@@ -122,7 +116,7 @@ Status decode_link_frame(std::span<const std::uint8_t> b, wire::DecodedFrame& ou
   if (ok) {
     out.header = h;
     const std::size_t expect = wire::kHeaderBytes + wire::kRecordBytes * h.count + wire::kCrcBytes;
-    ok = b.size() == expect && get32(&b[expect - wire::kCrcBytes]) == wire::crc32(b.first(expect - wire::kCrcBytes)) &&
+    ok = b.size() == expect && get32(&b[expect - wire::kCrcBytes]) == fast_crc32(b.first(expect - wire::kCrcBytes)) &&
          records_ok(b, h, out);
   }
   if (ok) return Status::success();

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "frame_streams.h"
+#include "hmtt/host/checksums.h"
 #include "hmtt/host/frame_decoder.h"
 #include "hmtt/host/receiver.h"
 
@@ -419,4 +420,24 @@ TEST_CASE("beyond the merge horizon: a delayed link's frames are too late, count
   }
   CHECK(r.sink.references() == test::expected_merge(kept));
   CHECK(sum_events(r, store::EventType::SequenceGap) == l2->gap_frames);
+}
+
+TEST_CASE("line-rate checksums equal zlib's CRC-32 and the Internet checksum on every length") {
+  std::mt19937_64 rng(3);
+  std::vector<std::uint8_t> buf(3000);
+  for (auto& b : buf) b = static_cast<std::uint8_t>(rng());
+  for (std::size_t n = 0; n <= buf.size(); ++n) {
+    const std::size_t off = n % 7;  // unaligned starts too
+    if (off + n > buf.size()) continue;
+    const std::span<const std::uint8_t> s(buf.data() + off, n);
+    REQUIRE(host::fast_crc32(s) == wire::crc32(s));
+    // Reference one's-complement sum, 16 bits at a time.
+    std::uint64_t sum = 17;
+    std::size_t i = 0;
+    for (; i + 1 < n; i += 2) sum += static_cast<std::uint64_t>((s[i] << 8) | s[i + 1]);
+    if (i < n) sum += static_cast<std::uint64_t>(s[i] << 8);
+    while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
+    REQUIRE(host::ones_sum16(s, 17) == sum);
+  }
+  MESSAGE("CRC-32 via PCLMULQDQ: " << host::crc32_uses_pclmul());
 }
