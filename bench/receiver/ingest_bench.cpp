@@ -5,6 +5,7 @@
 //   receiver_ingest_bench FILE.pcap [--store OUT.hmtt] [--repeat N]
 // Without --store the references go to a counting sink (the receiver alone).
 #include <lz4.h>
+#include <sys/resource.h>
 
 #include <chrono>
 #include <cstdio>
@@ -37,6 +38,13 @@ class CountingSink final : public host::CaptureSink {
   std::uint64_t n = 0, last = 0;
 };
 
+double cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
 double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
@@ -51,10 +59,12 @@ int main(int argc, char** argv) {
   const std::string path = argv[1];
   std::string store_path;
   int repeat = 3;
+  bool threads = true;
   for (int i = 2; i + 1 < argc; i += 2) {
     const std::string k = argv[i];
     if (k == "--store") store_path = argv[i + 1];
     else if (k == "--repeat") repeat = std::stoi(argv[i + 1]);
+    else if (k == "--threads") threads = std::stoi(argv[i + 1]) != 0;
   }
   std::ifstream in(path, std::ios::binary);
   const std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -74,7 +84,7 @@ int main(int argc, char** argv) {
     lz4_out = total;
   }
 
-  double best = 1e30;
+  double best = 1e30, best_cpu = 0;
   host::CaptureStatus last;
   for (int r = 0; r < repeat; ++r) {
     auto src = host::PcapSource::open_file(path);
@@ -104,15 +114,20 @@ int main(int argc, char** argv) {
     }
 #endif
     host::Receiver rx(*sink, {});
+    host::CaptureOptions co;
+    co.reader_threads = threads;
+    const double c0 = cpu_seconds();
     const auto t = std::chrono::steady_clock::now();
-    auto st = host::run_capture(sources, rx, {}, nullptr, {});
+    auto st = host::run_capture(sources, rx, co, nullptr, {});
     const double s = seconds_since(t);
+    const double cpu = cpu_seconds() - c0;
     if (!st) {
       std::fprintf(stderr, "%s\n", st.error().message.c_str());
       return 1;
     }
     if (s < best) {
       best = s;
+      best_cpu = cpu;
       last = *st;
     }
   }
@@ -120,8 +135,9 @@ int main(int argc, char** argv) {
   const double mb = static_cast<double>(bytes.size()) / 1e6;
   std::printf("{\"file\": \"%s\", \"file_mb\": %.1f, \"references\": %.0f, \"sink\": \"%s\",\n", path.c_str(), mb, refs,
               store_path.empty() ? "counting" : "store");
-  std::printf(" \"ingest_s\": %.3f, \"ingest_refs_per_s\": %.0f, \"ingest_mb_per_s\": %.1f,\n", best, refs / best,
-              mb / best);
+  std::printf(" \"reader_thread\": %s, \"ingest_s\": %.3f, \"ingest_cpu_s\": %.3f, \"ingest_refs_per_s\": %.0f, "
+              "\"ingest_refs_per_cpu_s\": %.0f, \"ingest_mb_per_s\": %.1f,\n",
+              threads ? "true" : "false", best, best_cpu, refs / best, refs / best_cpu, mb / best);
   std::printf(" \"lz4_s\": %.3f, \"lz4_mb_per_s\": %.1f, \"lz4_ratio\": %.3f, \"ingest_time_over_lz4_time\": %.2f,\n",
               best_lz4, mb / best_lz4, static_cast<double>(lz4_out) / static_cast<double>(bytes.size()),
               best / best_lz4);

@@ -1,5 +1,7 @@
 #include "hmtt/host/capture.h"
 
+#include "hmtt/host/threaded_source.h"
+
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <csignal>
@@ -53,6 +55,8 @@ void fill(CaptureStatus& s, const std::vector<std::unique_ptr<LinkSource>>& sour
 Result<CaptureStatus> run_capture(std::vector<std::unique_ptr<LinkSource>>& sources, Receiver& rx,
                                   const CaptureOptions& o, StopSignal* stop, const StatusCallback& on_status) {
   CaptureStatus status;
+  if (o.reader_threads)
+    for (auto& s : sources) s = std::make_unique<ThreadedSource>(std::move(s), o.batch_frames);
   const std::uint64_t start = mono_ns();
   std::vector<std::uint16_t> expected;
   for (const auto& s : sources)

@@ -2,6 +2,9 @@
 
 #include "hmtt/host/checksums.h"
 
+#include <bit>
+#include <cstring>
+
 namespace hmtt::host {
 
 namespace {
@@ -46,8 +49,11 @@ bool records_ok(std::span<const std::uint8_t> b, const wire::FrameHeader& h, wir
   out.refs.reserve(n);
   const std::uint8_t* p = b.data() + wire::kHeaderBytes;
   for (std::size_t i = 0; i < n; ++i, p += wire::kRecordBytes) {
-    const std::uint64_t r = (std::uint64_t{p[0]} << 32) | (std::uint64_t{p[1]} << 24) |
-                            (std::uint64_t{p[2]} << 16) | (std::uint64_t{p[3]} << 8) | p[4];
+    // 8 bytes from the record's start stay inside the frame: the 4-byte CRC follows the last record.
+    std::uint64_t word;
+    std::memcpy(&word, p, sizeof word);
+    if constexpr (std::endian::native == std::endian::little) word = __builtin_bswap64(word);
+    const std::uint64_t r = word >> 24;
     if ((r >> 39) == 0) {
       if (report_left > 0) return false;
       const std::uint64_t d = r & dmask;

@@ -39,6 +39,7 @@ struct CaptureOptions {
   double duration_s = 0;           // 0: until the sources end or a stop
   std::size_t batch_frames = 512;  // frames per read
   std::chrono::milliseconds status_interval{1000};
+  bool reader_threads = true;      // read each source on its own thread (ThreadedSource)
 };
 
 struct CaptureStatus {
