@@ -110,7 +110,7 @@ int write_pcap(const Args& a) {
       auto p = wire::udp_packet(addr, static_cast<std::uint8_t>(b), f.link, f.bytes, a.fcs);
       if (!(*w)->write(p, t += 1000).ok()) usage("pcap write failed");
       ++n;
-      if (a.noise && n % 100 == 0) {  // other traffic on the wire: ARP, and UDP to port 53
+      if (a.noise && n % 4 == 0) {  // other traffic on the wire: ARP, and UDP to port 53
         std::vector<std::uint8_t> arp(60, 0);
         arp[12] = 0x08;
         arp[13] = 0x06;

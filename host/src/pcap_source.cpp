@@ -3,6 +3,7 @@
 #include <poll.h>
 #include <pcap/pcap.h>
 
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -61,6 +62,27 @@ Result<std::unique_ptr<PcapSource>> PcapSource::open_file(const std::string& pat
   impl->ports = ports;
   impl->path = path;
   return std::unique_ptr<PcapSource>(new PcapSource(std::move(impl), path));
+}
+
+Result<std::unique_ptr<PcapSource>> PcapSource::open_buffer(std::span<const std::uint8_t> bytes,
+                                                            const std::string& name, const PortRange& ports) {
+  if (bytes.empty()) return make_error(name + ": empty capture");
+  FILE* f = fmemopen(const_cast<std::uint8_t*>(bytes.data()), bytes.size(), "rb");
+  if (!f) return make_error(name + ": fmemopen failed");
+  char err[PCAP_ERRBUF_SIZE] = {};
+  auto impl = std::make_unique<Impl>();
+  impl->pcap = pcap_fopen_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO, err);
+  if (!impl->pcap) {
+    std::fclose(f);
+    return make_error(name + ": " + err);
+  }
+  impl->nanos = pcap_get_tstamp_precision(impl->pcap) == PCAP_TSTAMP_PRECISION_NANO;
+  impl->datalink = pcap_datalink(impl->pcap);
+  if (!supported(impl->datalink))
+    return make_error(name + ": link type " + std::to_string(impl->datalink) + " is not Ethernet or Linux cooked capture");
+  impl->ports = ports;
+  impl->path = name;
+  return std::unique_ptr<PcapSource>(new PcapSource(std::move(impl), name));
 }
 
 Result<std::unique_ptr<PcapSource>> PcapSource::open_live(const std::string& iface, const PortRange& ports,

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <string>
 
 #include "hmtt/host/link_source.h"
@@ -15,6 +16,9 @@ namespace hmtt::host {
 class PcapSource final : public LinkSource {
  public:
   static Result<std::unique_ptr<PcapSource>> open_file(const std::string& path, const PortRange& ports = {});
+  // A capture held in memory (fuzzing, tests); `bytes` must outlive the source.
+  static Result<std::unique_ptr<PcapSource>> open_buffer(std::span<const std::uint8_t> bytes, const std::string& name,
+                                                         const PortRange& ports = {});
   // Live capture; `buffer_bytes` is the kernel ring size (pcap_set_buffer_size).
   static Result<std::unique_ptr<PcapSource>> open_live(const std::string& iface, const PortRange& ports = {},
                                                        int buffer_bytes = 256 << 20);
