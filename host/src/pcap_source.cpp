@@ -17,6 +17,7 @@ struct PcapSource::Impl {
   PortRange ports;
   std::string path;
   std::vector<std::uint8_t> scratch;  // cooked captures rewritten as Ethernet
+  std::string pending_error;
   ~Impl() {
     if (pcap) pcap_close(pcap);
   }
@@ -120,6 +121,7 @@ Result<std::unique_ptr<PcapSource>> PcapSource::open_live(const std::string& ifa
 
 Result<ReadState> PcapSource::read(FrameBatch& batch, std::size_t max_frames, std::chrono::milliseconds timeout) {
   Impl& s = *impl_;
+  if (!s.pending_error.empty()) return make_error(s.pending_error);
   std::size_t got = 0;
   bool waited = false;
   while (got < max_frames) {
@@ -144,7 +146,10 @@ Result<ReadState> PcapSource::read(FrameBatch& batch, std::size_t max_frames, st
       waited = true;
       continue;
     }
-    return make_error(s.path + ": packet " + std::to_string(counters_.packets + 1) + ": " + pcap_geterr(s.pcap));
+    // A damaged file: hand out the frames read so far first, then the error.
+    s.pending_error = s.path + ": packet " + std::to_string(counters_.packets + 1) + ": " + pcap_geterr(s.pcap);
+    if (got > 0) return ReadState::Frames;
+    return make_error(s.pending_error);
   }
   if (s.live) {
     pcap_stat st{};

@@ -24,12 +24,6 @@ void ThreadedSource::loop() {
     auto state = inner_->read(batch, batch_frames_, std::chrono::milliseconds(50));
     std::unique_lock lock(mutex_);
     shared_ = inner_->counters();
-    if (!state) {
-      error_ = state.error();
-      ended_ = true;
-      ready_.notify_all();
-      return;
-    }
     if (!batch.frames.empty()) {
       space_.wait(lock, [&] { return stop_ || full_.size() < depth_; });
       if (stop_) return;
@@ -40,6 +34,12 @@ void ThreadedSource::loop() {
         free_.pop_back();
       }
       ready_.notify_all();
+    }
+    if (!state) {
+      error_ = state.error();
+      ended_ = true;
+      ready_.notify_all();
+      return;
     }
     if (*state == ReadState::End) {
       ended_ = true;
