@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "hmtt/host/capture.h"
+#include "counting_sink.h"
 #include "hmtt/host/pcap_source.h"
 #if HMTT_HOST_HAS_STORE
 #include "hmtt/host/store_sink.h"
@@ -24,19 +25,6 @@ using namespace hmtt;
 
 namespace {
 
-class CountingSink final : public host::CaptureSink {
- public:
-  Status write(std::span<const Reference> refs) override {
-    n += refs.size();
-    if (!refs.empty()) last ^= refs.back().address;
-    return Status::success();
-  }
-  Status finish() override { return Status::success(); }
-  Status add_events(std::span<const store::Event>) override { return Status::success(); }
-  Status add_reports(std::span<const store::Report>) override { return Status::success(); }
-  Status set_link_stats(std::span<const store::LinkStats>) override { return Status::success(); }
-  std::uint64_t n = 0, last = 0;
-};
 
 double cpu_seconds() {
   rusage u{};
@@ -94,7 +82,7 @@ int main(int argc, char** argv) {
     }
     std::vector<std::unique_ptr<host::LinkSource>> sources;
     sources.push_back(std::move(*src));
-    CountingSink counting;
+    bench::CountingSink counting;
     host::CaptureSink* sink = &counting;
 #if HMTT_HOST_HAS_STORE
     std::unique_ptr<host::StoreCaptureSink> store_sink;

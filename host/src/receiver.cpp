@@ -30,9 +30,9 @@ Receiver::Receiver(CaptureSink& sink, const ReceiverOptions& options)
 
 Receiver::~Receiver() = default;
 
-void Receiver::expect_ports(std::span<const std::uint16_t> ports, std::uint64_t now_ns) {
+void Receiver::expect_ports(std::span<const std::uint16_t> ports, std::uint64_t) {
   expected_unseen_.assign(ports.begin(), ports.end());
-  start_ns_ = now_ns;
+  start_ns_ = 0;  // the wait for the other links starts with the first frame
 }
 
 Receiver::StreamState& Receiver::stream(std::uint32_t board, std::uint32_t link) {
@@ -119,6 +119,7 @@ Status Receiver::accept(const FrameBatch& batch, std::uint64_t now_ns) {
     StreamState& st = stream(h.board, h.link);
     LinkCounters& c = st.counters;
     port_stream_[raw.port] = id;
+    if (start_ns_ == 0) start_ns_ = now_ns;
     c.port = raw.port;
     if (!expected_unseen_.empty())
       std::erase(expected_unseen_, raw.port);

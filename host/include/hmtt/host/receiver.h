@@ -84,7 +84,8 @@ class Receiver final : private MergeOutput {
   Receiver(const Receiver&) = delete;
   Receiver& operator=(const Receiver&) = delete;
 
-  // Live: these ports hold the merge until they deliver or go idle (`now_ns` = capture start).
+  // Live: these ports hold the merge until they deliver, or until `idle_ns` after the first frame
+  // of any link (a link that never starts does not stall the capture).
   void expect_ports(std::span<const std::uint16_t> ports, std::uint64_t now_ns);
   // Takes a batch of frames (`now_ns`: a monotonic clock, for idle detection).
   Status accept(const FrameBatch& batch, std::uint64_t now_ns);
