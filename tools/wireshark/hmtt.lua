@@ -51,7 +51,8 @@ local f = {
 hmtt.fields = f
 
 local e_bad = ProtoExpert.new("hmtt.bad", "Malformed HMTT frame", expert.group.MALFORMED, expert.severity.ERROR)
-hmtt.experts = { e_bad }
+local e_loss = ProtoExpert.new("hmtt.loss", "Board FIFO overflow", expert.group.SEQUENCE, expert.severity.WARN)
+hmtt.experts = { e_bad, e_loss }
 
 -- CRC-32 (IEEE 802.3, reflected), as zlib's crc32.
 local crc_table = {}
@@ -148,7 +149,7 @@ function hmtt.dissector(tvb, pinfo, tree)
         rt:add(f.loss, tvb(at, 5), UInt64(payload))
         rt:add(f.time, tvb(at, 5), time)
         text = string.format("LOSS %d records at %s", payload, tostring(time))
-        t:add_proto_expert_info(e_bad, string.format("board TX FIFO dropped %d records", payload))
+        t:add_proto_expert_info(e_loss, string.format("board TX FIFO dropped %d records", payload))
       elseif op == 3 then
         local unit, n, interval = bits(payload, 32, 4), bits(payload, 16, 16), bits(payload, 0, 16)
         rt:add(f.report_unit, tvb(at, 1), unit)
