@@ -19,6 +19,7 @@ struct UdpSource::Impl {
   std::vector<bool> readable;
   std::vector<std::uint64_t> drops;  // SO_RXQ_OVFL per socket
   unsigned batch = 64;
+  std::size_t next = 0;  // socket that goes first in the next read
   // recvmmsg buffers
   std::vector<std::uint8_t> buffers;
   std::vector<mmsghdr> msgs;
@@ -111,63 +112,72 @@ Result<ReadState> UdpSource::read(FrameBatch& batch, std::size_t max_frames, std
   Impl& s = *impl_;
   timespec now{};
   std::size_t got = 0;
-  auto drain = [&](std::size_t i) -> Status {
+  // One recvmmsg batch from socket i; clears its readable flag when it runs dry.
+  auto take = [&](std::size_t i) -> Status {
     const int fd = s.sockets[i]->native_handle();
-    while (got < max_frames) {
-      const unsigned n = s.batch;
-      for (unsigned k = 0; k < n; ++k) {
-        s.iovs[k] = iovec{s.buffers.data() + Impl::kSlot * k, Impl::kSlot};
-        std::memset(&s.msgs[k], 0, sizeof(mmsghdr));
-        s.msgs[k].msg_hdr.msg_iov = &s.iovs[k];
-        s.msgs[k].msg_hdr.msg_iovlen = 1;
-        s.msgs[k].msg_hdr.msg_control = s.controls.data() + Impl::kControl * k;
-        s.msgs[k].msg_hdr.msg_controllen = Impl::kControl;
-      }
-      const int r = recvmmsg(fd, s.msgs.data(), n, MSG_DONTWAIT, nullptr);
-      if (r < 0) {
-        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
-          s.readable[i] = false;
-          return Status::success();
-        }
-        return make_error("udp port " + std::to_string(s.ports[i]) + ": recvmmsg: " + std::strerror(errno));
-      }
-      clock_gettime(CLOCK_REALTIME, &now);
-      const std::uint64_t t = static_cast<std::uint64_t>(now.tv_sec) * 1000000000ull +
-                              static_cast<std::uint64_t>(now.tv_nsec);
-      for (int k = 0; k < r; ++k) {
-        const mmsghdr& m = s.msgs[static_cast<std::size_t>(k)];
-        ++counters_.packets;
-        counters_.bytes += m.msg_len;
-        for (cmsghdr* c = CMSG_FIRSTHDR(&m.msg_hdr); c; c = CMSG_NXTHDR(const_cast<msghdr*>(&m.msg_hdr), c)) {
-          if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL) {
-            std::uint32_t d = 0;
-            std::memcpy(&d, CMSG_DATA(c), sizeof d);
-            s.drops[i] = d;
-          }
-        }
-        if (m.msg_hdr.msg_flags & MSG_TRUNC) {
-          batch.add_rejected(s.ports[i], t, "udp port " + std::to_string(s.ports[i]) + ": datagram larger than " +
-                                                std::to_string(Impl::kSlot) + " bytes");
-        } else {
-          batch.add(std::span<const std::uint8_t>(s.buffers.data() + Impl::kSlot * static_cast<std::size_t>(k),
-                                                  m.msg_len),
-                    s.ports[i], t);
-        }
-        ++got;
-      }
-      if (static_cast<unsigned>(r) < n) {
+    const unsigned n = s.batch;
+    for (unsigned k = 0; k < n; ++k) {
+      s.iovs[k] = iovec{s.buffers.data() + Impl::kSlot * k, Impl::kSlot};
+      std::memset(&s.msgs[k], 0, sizeof(mmsghdr));
+      s.msgs[k].msg_hdr.msg_iov = &s.iovs[k];
+      s.msgs[k].msg_hdr.msg_iovlen = 1;
+      s.msgs[k].msg_hdr.msg_control = s.controls.data() + Impl::kControl * k;
+      s.msgs[k].msg_hdr.msg_controllen = Impl::kControl;
+    }
+    const int r = recvmmsg(fd, s.msgs.data(), n, MSG_DONTWAIT, nullptr);
+    if (r < 0) {
+      if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
         s.readable[i] = false;
         return Status::success();
       }
+      return make_error("udp port " + std::to_string(s.ports[i]) + ": recvmmsg: " + std::strerror(errno));
     }
+    clock_gettime(CLOCK_REALTIME, &now);
+    const std::uint64_t t = static_cast<std::uint64_t>(now.tv_sec) * 1000000000ull +
+                            static_cast<std::uint64_t>(now.tv_nsec);
+    for (int k = 0; k < r; ++k) {
+      const mmsghdr& m = s.msgs[static_cast<std::size_t>(k)];
+      ++counters_.packets;
+      counters_.bytes += m.msg_len;
+      for (cmsghdr* c = CMSG_FIRSTHDR(&m.msg_hdr); c; c = CMSG_NXTHDR(const_cast<msghdr*>(&m.msg_hdr), c)) {
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL) {
+          std::uint32_t d = 0;
+          std::memcpy(&d, CMSG_DATA(c), sizeof d);
+          s.drops[i] = d;
+        }
+      }
+      if (m.msg_hdr.msg_flags & MSG_TRUNC) {
+        batch.add_rejected(s.ports[i], t, "udp port " + std::to_string(s.ports[i]) + ": datagram larger than " +
+                                              std::to_string(Impl::kSlot) + " bytes");
+      } else {
+        batch.add(std::span<const std::uint8_t>(s.buffers.data() + Impl::kSlot * static_cast<std::size_t>(k),
+                                                m.msg_len),
+                  s.ports[i], t);
+      }
+      ++got;
+    }
+    if (static_cast<unsigned>(r) < n) s.readable[i] = false;
+    return Status::success();
+  };
+  // Links take turns, one batch each, starting from a different one every call, so a busy link
+  // never starves the others (the merge would then have to hold the busy link's frames).
+  auto drain = [&]() -> Status {
+    const std::size_t count = s.sockets.size();
+    for (bool any = true; any && got < max_frames;) {
+      any = false;
+      for (std::size_t k = 0; k < count && got < max_frames; ++k) {
+        const std::size_t i = (s.next + k) % count;
+        if (!s.readable[i]) continue;
+        HMTT_TRY(take(i));
+        any = true;
+      }
+    }
+    s.next = (s.next + 1) % count;
     return Status::success();
   };
 
   for (int round = 0; round < 2; ++round) {
-    for (std::size_t i = 0; i < s.sockets.size() && got < max_frames; ++i) {
-      if (!s.readable[i]) continue;
-      HMTT_TRY(drain(i));
-    }
+    HMTT_TRY(drain());
     if (got > 0 || round == 1) break;
     // Nothing ready: wait with Asio for any socket to become readable.
     bool any = false;
