@@ -3,6 +3,7 @@
 // link, a truncated file reported with its name.
 #include <doctest/doctest.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 
@@ -117,4 +118,31 @@ TEST_CASE("--udp port lists") {
   CHECK(!parse_ports("7402-7400").ok());
   CHECK(!parse_ports("http").ok());
   CHECK(!parse_ports("70000").ok());
+}
+
+TEST_CASE("StopSignal turns SIGINT and SIGTERM into a flag; a capture stops and finishes its sink") {
+  for (int sig : {SIGINT, SIGTERM}) {
+    StopSignal stop;
+    CHECK(!stop.requested());
+    REQUIRE(raise(sig) == 0);
+    CHECK(stop.requested());
+    CHECK(stop.signal_number() == sig);
+  }
+  // A stopped capture: the file is only partly read, the sink is finished with what arrived.
+  auto t = test::make_traffic(1, 2, 5000, 23);
+  auto c = write_case(t, "hmtt_receiver_stop.pcap");
+  StopSignal stop;
+  REQUIRE(raise(SIGINT) == 0);
+  auto src = PcapSource::open_file(c.path.string());
+  REQUIRE(src.ok());
+  std::vector<std::unique_ptr<LinkSource>> sources;
+  sources.push_back(std::move(*src));
+  MemoryCaptureSink sink;
+  Receiver rx(sink, {});
+  auto st = run_capture(sources, rx, {}, &stop, {});
+  REQUIRE(st.ok());
+  CHECK(st->interrupted);
+  CHECK(st->signal_number == SIGINT);
+  CHECK(sink.finished());
+  std::filesystem::remove(c.path);
 }
