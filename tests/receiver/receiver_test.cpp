@@ -441,3 +441,41 @@ TEST_CASE("line-rate checksums equal zlib's CRC-32 and the Internet checksum on 
   }
   MESSAGE("CRC-32 via PCLMULQDQ: " << host::crc32_uses_pclmul());
 }
+
+TEST_CASE("live: a link that goes silent stops holding the merge after the idle time") {
+  auto t = test::make_traffic(1, 3, 300000, 12);
+  // Link 2 dies a third of the way in.
+  std::vector<WireFrame> arrival;
+  std::size_t l2 = 0, cut = 0;
+  for (const auto& f : t.frames) cut += f.link == 2;
+  cut /= 3;
+  std::vector<const WireFrame*> delivered;
+  for (const auto& f : t.frames) {
+    if (f.link == 2 && l2++ >= cut) continue;
+    arrival.push_back(f);
+  }
+  for (const auto& f : arrival) delivered.push_back(&f);
+  MemoryCaptureSink sink;
+  ReceiverOptions o;
+  o.live = true;
+  o.idle_ns = 50'000'000;  // 50 ms
+  Receiver rx(sink, o);
+  FrameBatch batch;
+  std::uint64_t now = 1;
+  std::size_t released_before_end = 0;
+  for (std::size_t i = 0; i < arrival.size(); i += 3) {
+    test::to_batch(arrival, i, std::min(arrival.size(), i + 3), batch);
+    REQUIRE(rx.accept(batch, now).ok());
+    now += 1'000'000;  // 1 ms per batch
+  }
+  REQUIRE(rx.tick(now).ok());
+  released_before_end = sink.references().size();
+  REQUIRE(rx.finish().ok());
+  // All but the last ~50 ms of traffic went out while the capture ran, despite the dead link.
+  CHECK(released_before_end > sink.references().size() * 8 / 10);
+  CHECK(sink.references() == test::expected_merge(delivered));
+  for (const auto& l : rx.links()) {
+    CHECK(l.too_late_frames == 0);
+    CHECK(l.gap_frames == 0);  // frames lost after a link's last one cannot be seen
+  }
+}
