@@ -4,7 +4,7 @@
 // them over UDP at a paced rate, one socket per link.
 //
 //   hmtt_link_sender --pcap out.pcap --refs N [--boards B] [--links L] [--fcs] [--noise]
-//   hmtt_link_sender --udp 127.0.0.1 --links 3 --mbps 1000 --duration 60 [--base-port 7400]
+//   hmtt_link_sender --udp 127.0.0.1 --links 3 --mbps 1000 --duration 60 [--base-port 7400] [--no-gso]
 //
 // UDP mode pre-generates a pool of frames and replays it with the sequence
 // numbers and base_time moved on (and the CRC re-sealed) each round, so the
@@ -13,6 +13,7 @@
 // preamble and inter-frame gap: 1538 bytes for a full frame).
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -42,6 +43,7 @@ struct Args {
   std::size_t pool_refs = 4'000'000;
   std::uint64_t seed = 1;
   double loss_rate = 0.0002;
+  bool gso = true;  // UDP generic segmentation offload: one send per 32 frames
 };
 
 [[noreturn]] void usage(const char* msg) {
@@ -70,6 +72,7 @@ Args parse(int argc, char** argv) {
     else if (k == "--pool-refs") a.pool_refs = std::stoull(val());
     else if (k == "--seed") a.seed = std::stoull(val());
     else if (k == "--loss-rate") a.loss_rate = std::stod(val());
+    else if (k == "--no-gso") a.gso = false;
     else usage(("unknown option " + k).c_str());
   }
   if (a.pcap.empty() == a.udp.empty()) usage("give exactly one of --pcap FILE or --udp HOST");
@@ -149,6 +152,7 @@ int send_udp(const Args& a) {
   const std::uint64_t span = get64(pool.back().bytes.data() + 16) + 10000000;  // time one round covers (beyond the last record)
   const std::uint32_t per_link = static_cast<std::uint32_t>(pool.size() / a.links);
   std::vector<int> fds(a.links);
+  bool gso = a.gso;
   for (unsigned l = 0; l < a.links; ++l) {
     fds[l] = socket(AF_INET, SOCK_DGRAM, 0);
     int sz = 16 << 20;
@@ -158,6 +162,8 @@ int send_udp(const Args& a) {
     to.sin_port = htons(static_cast<std::uint16_t>(a.base_port + l));
     if (inet_pton(AF_INET, a.udp.c_str(), &to.sin_addr) != 1) usage("--udp: not an IPv4 address");
     if (connect(fds[l], reinterpret_cast<sockaddr*>(&to), sizeof to) != 0) usage("connect failed");
+    int seg = static_cast<int>(wire::kMaxFrameBytes);
+    if (gso && setsockopt(fds[l], SOL_UDP, UDP_SEGMENT, &seg, sizeof seg) != 0) gso = false;
   }
   // Line bytes per frame: payload + UDP 8 + IPv4 20 + Ethernet 14 + FCS 4 + preamble 8 + gap 12.
   const double frames_per_s = a.mbps * 1e6 / 8.0 / (1472.0 + 66.0) * a.links;
@@ -191,15 +197,27 @@ int send_udp(const Args& a) {
       const std::size_t n = f.bytes.size() - 4;
       put32(host::fast_crc32(std::span<const std::uint8_t>(f.bytes.data(), n)), f.bytes.data() + n);
       const unsigned l = f.link;
-      auto& m = msgs[l][fill[l]];
-      std::memset(&m, 0, sizeof m);
-      iov[l][fill[l]] = iovec{f.bytes.data(), f.bytes.size()};
-      m.msg_hdr.msg_iov = &iov[l][fill[l]];
-      m.msg_hdr.msg_iovlen = 1;
-      if (++fill[l] == kBatch) {
-        const int r = sendmmsg(fds[l], msgs[l].data(), kBatch, 0);
-        if (r < 0) ++send_errors;
-        fill[l] = 0;
+      if (gso) {
+        // One sendmsg per group of full frames: the kernel cuts it into 1472-byte datagrams.
+        iov[l][fill[l]] = iovec{f.bytes.data(), f.bytes.size()};
+        if (++fill[l] == kBatch || f.bytes.size() != wire::kMaxFrameBytes) {
+          msghdr m{};
+          m.msg_iov = iov[l].data();
+          m.msg_iovlen = fill[l];
+          if (sendmsg(fds[l], &m, 0) < 0) ++send_errors;
+          fill[l] = 0;
+        }
+      } else {
+        auto& m = msgs[l][fill[l]];
+        std::memset(&m, 0, sizeof m);
+        iov[l][fill[l]] = iovec{f.bytes.data(), f.bytes.size()};
+        m.msg_hdr.msg_iov = &iov[l][fill[l]];
+        m.msg_hdr.msg_iovlen = 1;
+        if (++fill[l] == kBatch) {
+          const int r = sendmmsg(fds[l], msgs[l].data(), kBatch, 0);
+          if (r < 0) ++send_errors;
+          fill[l] = 0;
+        }
       }
       bytes += f.bytes.size();
       ++sent;
@@ -210,14 +228,23 @@ int send_udp(const Args& a) {
       }
     }
   }
-  for (unsigned l = 0; l < a.links; ++l)
-    if (fill[l]) sendmmsg(fds[l], msgs[l].data(), fill[l], 0);
+  for (unsigned l = 0; l < a.links; ++l) {
+    if (!fill[l]) continue;
+    if (gso) {
+      msghdr m{};
+      m.msg_iov = iov[l].data();
+      m.msg_iovlen = fill[l];
+      sendmsg(fds[l], &m, 0);
+    } else {
+      sendmmsg(fds[l], msgs[l].data(), fill[l], 0);
+    }
+  }
   const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("{\"frames\": %llu, \"records_per_frame\": 288, \"seconds\": %.3f, \"frames_per_s\": %.0f, "
-              "\"payload_mbps\": %.1f, \"send_errors\": %llu, \"last_sequence\": %llu}\n",
+              "\"payload_mbps\": %.1f, \"send_errors\": %llu, \"last_sequence\": %llu, \"gso\": %s}\n",
               static_cast<unsigned long long>(sent), el, static_cast<double>(sent) / el,
               static_cast<double>(bytes) * 8 / el / 1e6, static_cast<unsigned long long>(send_errors),
-              static_cast<unsigned long long>(sent / a.links));
+              static_cast<unsigned long long>(sent / a.links), gso ? "true" : "false");
   for (int fd : fds) close(fd);
   return 0;
 }

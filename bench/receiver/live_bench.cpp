@@ -88,5 +88,9 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(dup), static_cast<unsigned long long>(st->totals.bad_frames),
               static_cast<unsigned long long>(st->kernel_drops),
               static_cast<unsigned long long>(st->totals.too_late_refs));
+  for (const auto& l : st->links)
+    std::fprintf(stderr, "link %u/%u: frames %llu gap %llu late %llu too-late %llu\n", l.board, l.link,
+                 static_cast<unsigned long long>(l.frames), static_cast<unsigned long long>(l.gap_frames),
+                 static_cast<unsigned long long>(l.late_frames), static_cast<unsigned long long>(l.too_late_frames));
   return 0;
 }

@@ -6,6 +6,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/udp.hpp>
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 
 namespace hmtt::host {
@@ -176,6 +177,9 @@ Result<ReadState> UdpSource::read(FrameBatch& batch, std::size_t max_frames, std
     return Status::success();
   };
 
+  // Every socket gets a chance each call: one that came up short last time may have filled since
+  // (a socket left out while the others stay busy would starve, and hold the merge).
+  std::fill(s.readable.begin(), s.readable.end(), true);
   for (int round = 0; round < 2; ++round) {
     HMTT_TRY(drain());
     if (got > 0 || round == 1) break;
