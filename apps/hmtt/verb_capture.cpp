@@ -25,6 +25,7 @@ struct CaptureArgs {
   std::string iface;
   std::string output;
   double duration = 0;
+  double idle_stop = 0;
   bool json = false;
   bool force = false;
   std::string bind = "0.0.0.0";
@@ -155,6 +156,7 @@ int run_capture_verb(const CaptureArgs& a) {
   host::StopSignal stop;
   host::CaptureOptions co;
   co.duration_s = a.duration;
+  co.idle_stop_s = a.idle_stop;
   ProgressLine progress("capture", 0, !a.json && ProgressLine::stderr_is_terminal());
   std::uint64_t last_refs = 0, last_bytes = 0;
   double last_t = 0;
@@ -200,6 +202,7 @@ void setup_capture(CLI::App& app, int& exit_code) {
   cmd->add_option("--iface", args->iface, "capture live from this interface with libpcap");
   cmd->add_option("-o,--output", args->output, "the trace store to write (FILE.hmtt)")->required();
   cmd->add_option("--duration", args->duration, "stop after this many seconds (default: until Ctrl-C or end of files)");
+  cmd->add_option("--idle-stop", args->idle_stop, "stop once no frame has come for this many seconds (after the first)");
   cmd->add_flag("--json", args->json, "print the summary as JSON, no status line");
   cmd->add_flag("-f,--force", args->force, "replace an existing output file");
   cmd->add_option("--bind", args->bind, "address the UDP sockets bind to")->capture_default_str();

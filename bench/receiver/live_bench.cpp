@@ -2,7 +2,8 @@
 // prints what arrived and what was lost, as JSON (bench/receiver/loopback.sh
 // runs it against hmtt_link_sender in another process).
 //
-//   receiver_live_bench --udp 7400-7402 --duration 65 [--store OUT.hmtt] [--rcvbuf-mb 256]
+//   receiver_live_bench --udp 7400-7402 --duration 120 [--idle-stop 2] [--store OUT.hmtt] [--rcvbuf-mb 256]
+// --idle-stop S ends the capture S seconds after the last frame (the socket buffers drained).
 #include <cstdio>
 #include <string>
 
@@ -19,12 +20,14 @@ int main(int argc, char** argv) {
   std::string ports_text = "7400-7402", store_path;
   double duration = 10;
   int rcvbuf_mb = 256;
+  double idle_stop = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i];
     if (k == "--udp") ports_text = argv[i + 1];
     else if (k == "--duration") duration = std::stod(argv[i + 1]);
     else if (k == "--store") store_path = argv[i + 1];
     else if (k == "--rcvbuf-mb") rcvbuf_mb = std::stoi(argv[i + 1]);
+    else if (k == "--idle-stop") idle_stop = std::stod(argv[i + 1]);
   }
   auto ports = host::parse_ports(ports_text);
   if (!ports) {
@@ -68,6 +71,7 @@ int main(int argc, char** argv) {
   host::StopSignal stop;
   host::CaptureOptions co;
   co.duration_s = duration;
+  co.idle_stop_s = idle_stop;
   auto st = host::run_capture(sources, rx, co, &stop, {});
   if (!st) {
     std::fprintf(stderr, "%s\n", st.error().message.c_str());

@@ -22,7 +22,7 @@ ports="$port-$((port + 2))"
 one_run() {  # rate seconds -> prints the receiver's JSON line, then the sender's
   local r=$1 s=$2 out
   out=$(mktemp)
-  "$recv" --udp "$ports" --duration $((s + 3)) "${extra[@]}" >"$out" &
+  "$recv" --udp "$ports" --duration $((s + 120)) --idle-stop 2 "${extra[@]}" >"$out" &
   local rpid=$!
   sleep 1
   "$sender" --udp 127.0.0.1 --base-port "$port" --links 3 --mbps "$r" --duration "$s" --pool-refs 3000000 \

@@ -69,6 +69,7 @@ Result<CaptureStatus> run_capture(std::vector<std::unique_ptr<LinkSource>>& sour
   FrameBatch batch;
   std::uint64_t next_status = start + static_cast<std::uint64_t>(o.status_interval.count()) * 1000000ull;
   std::size_t turn = 0;
+  std::uint64_t last_frame_ns = 0;
   Status failure;
   for (;;) {
     if (stop && stop->requested()) {
@@ -78,6 +79,8 @@ Result<CaptureStatus> run_capture(std::vector<std::unique_ptr<LinkSource>>& sour
     }
     const std::uint64_t now = mono_ns();
     if (o.duration_s > 0 && static_cast<double>(now - start) / 1e9 >= o.duration_s) break;
+    if (o.idle_stop_s > 0 && last_frame_ns != 0 && static_cast<double>(now - last_frame_ns) / 1e9 >= o.idle_stop_s)
+      break;
     // Files: the source furthest behind in capture time goes next, so links recorded
     // in separate files interleave as they arrived. Live sources take turns.
     std::size_t pick = sources.size();
@@ -95,8 +98,11 @@ Result<CaptureStatus> run_capture(std::vector<std::unique_ptr<LinkSource>>& sour
       break;
     }
     if (*state == ReadState::End) ended[pick] = true;
-    if (!batch.frames.empty()) last_time[pick] = batch.frames.back().time_ns;
     const std::uint64_t after = mono_ns();
+    if (!batch.frames.empty()) {
+      last_time[pick] = batch.frames.back().time_ns;
+      last_frame_ns = after;
+    }
     Status s = rx.accept(batch, after);
     if (!s.ok()) {
       failure = s;
@@ -114,7 +120,23 @@ Result<CaptureStatus> run_capture(std::vector<std::unique_ptr<LinkSource>>& sour
       if (on_status) on_status(status);
     }
   }
-  // Whatever stopped the loop, everything received so far goes to the sink.
+  // Whatever stopped the loop, everything received so far goes to the sink: first the frames
+  // reader threads already took from the kernel or the file, then what the merge holds.
+  if (failure.ok()) {
+    for (auto& src : sources) {
+      src->close_input();
+      for (;;) {
+        batch.clear();
+        auto state = src->read(batch, o.batch_frames, std::chrono::milliseconds(0));
+        if (!state || batch.frames.empty()) break;
+        Status s = rx.accept(batch, mono_ns());
+        if (!s.ok()) {
+          failure = s;
+          break;
+        }
+      }
+    }
+  }
   Status fin = rx.finish();
   if (!failure.ok()) return failure.error();
   if (!fin.ok()) return fin.error();

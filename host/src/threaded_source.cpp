@@ -11,10 +11,14 @@ ThreadedSource::ThreadedSource(std::unique_ptr<LinkSource> inner, std::size_t ba
   thread_ = std::thread([this] { loop(); });
 }
 
-ThreadedSource::~ThreadedSource() {
+ThreadedSource::~ThreadedSource() { close_input(); }
+
+void ThreadedSource::close_input() {
   stop_ = true;
   space_.notify_all();
   if (thread_.joinable()) thread_.join();
+  std::lock_guard lock(mutex_);
+  ended_ = true;
 }
 
 void ThreadedSource::loop() {
@@ -26,8 +30,7 @@ void ThreadedSource::loop() {
     shared_ = inner_->counters();
     if (!batch.frames.empty()) {
       space_.wait(lock, [&] { return stop_ || full_.size() < depth_; });
-      if (stop_) return;
-      full_.push_back(std::move(batch));
+      full_.push_back(std::move(batch));  // even when stopping: these frames were taken already
       batch = FrameBatch{};
       if (!free_.empty()) {
         batch = std::move(free_.back());

@@ -40,6 +40,7 @@ struct CaptureOptions {
   std::size_t batch_frames = 512;  // frames per read
   std::chrono::milliseconds status_interval{1000};
   bool reader_threads = true;      // read each source on its own thread (ThreadedSource)
+  double idle_stop_s = 0;          // stop once no frame came for this long (after the first); 0: never
 };
 
 struct CaptureStatus {

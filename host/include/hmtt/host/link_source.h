@@ -70,6 +70,8 @@ class LinkSource {
   virtual Result<ReadState> read(FrameBatch& batch, std::size_t max_frames, std::chrono::milliseconds timeout) = 0;
   virtual const SourceCounters& counters() const = 0;
   virtual std::string name() const = 0;
+  // Stop taking new input; reads then return what was already taken, then End (reader threads).
+  virtual void close_input() {}
   // The (board, link) streams this source expects (UDP ports), empty if unknown in advance.
   virtual std::vector<std::uint16_t> expected_ports() const { return {}; }
 };

@@ -27,6 +27,8 @@ class ThreadedSource final : public LinkSource {
   const SourceCounters& counters() const override;
   std::string name() const override { return name_; }
   std::vector<std::uint16_t> expected_ports() const override { return ports_; }
+  // Stops the reader thread; the batches it queued are still handed out.
+  void close_input() override;
 
  private:
   void loop();
