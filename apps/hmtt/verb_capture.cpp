@@ -37,9 +37,9 @@ struct CaptureArgs {
 
 std::string human_rate(double v) {
   char b[32];
-  if (v >= 1e9) std::snprintf(b, sizeof b, "%.2f G", v / 1e9);
-  else if (v >= 1e6) std::snprintf(b, sizeof b, "%.2f M", v / 1e6);
-  else if (v >= 1e3) std::snprintf(b, sizeof b, "%.1f k", v / 1e3);
+  if (v >= 1e9) std::snprintf(b, sizeof b, "%.2f G ", v / 1e9);
+  else if (v >= 1e6) std::snprintf(b, sizeof b, "%.2f M ", v / 1e6);
+  else if (v >= 1e3) std::snprintf(b, sizeof b, "%.1f k ", v / 1e3);
   else std::snprintf(b, sizeof b, "%.0f ", v);
   return b;
 }

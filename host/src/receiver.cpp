@@ -202,8 +202,8 @@ Status Receiver::finalize_gaps(bool all) {
       ev.link = s.counters.link;
       ev.value = g.count;
       const std::uint32_t last = static_cast<std::uint32_t>(g.first + g.count - 1);
-      ev.note = "frames " + std::to_string(g.first_seq()) + (g.count > 1 ? "-" + std::to_string(last) : "") +
-                " missing on the link";
+      ev.note = g.count > 1 ? "frames " + std::to_string(g.first_seq()) + "-" + std::to_string(last) + " missing on the link"
+                            : "frame " + std::to_string(g.first_seq()) + " missing on the link";
       events_.push_back(std::move(ev));
     }
   }
