@@ -28,6 +28,7 @@ struct CaptureArgs {
   double idle_stop = 0;
   bool json = false;
   bool force = false;
+  bool no_udp_checksum = false;
   std::string bind = "0.0.0.0";
   int rcvbuf_mb = 64;
   std::size_t horizon = std::size_t{1} << 22;
@@ -129,7 +130,7 @@ int run_capture_verb(const CaptureArgs& a) {
     live = true;
   }
   for (const auto& f : a.pcap) {
-    auto s = host::PcapSource::open_file(f, ports);
+    auto s = host::PcapSource::open_file(f, ports, !a.no_udp_checksum);
     if (!s) return app::fail("capture", s.error());
     sources.push_back(std::move(*s));
   }
@@ -205,6 +206,8 @@ void setup_capture(CLI::App& app, int& exit_code) {
   cmd->add_option("--idle-stop", args->idle_stop, "stop once no frame has come for this many seconds (after the first)");
   cmd->add_flag("--json", args->json, "print the summary as JSON, no status line");
   cmd->add_flag("-f,--force", args->force, "replace an existing output file");
+  cmd->add_flag("--no-udp-checksum", args->no_udp_checksum,
+                "do not check UDP checksums in --pcap files recorded on the sending host (checksum offload)");
   cmd->add_option("--bind", args->bind, "address the UDP sockets bind to")->capture_default_str();
   cmd->add_option("--rcvbuf-mb", args->rcvbuf_mb, "socket receive buffer per link, MiB")->capture_default_str();
   cmd->add_option("--horizon", args->horizon, "references the merge may hold for a slow link (24 bytes each)")

@@ -9,7 +9,8 @@ std::uint16_t get16(const std::uint8_t* p) { return static_cast<std::uint16_t>((
 
 // The checks of wire::udp_payload (FCS, IPv4 header and checksum, fragment, lengths, UDP
 // checksum when not 0) at line rate; false if any fails (the codec then names the failure).
-bool udp_checks(std::span<const std::uint8_t> p, bool has_fcs, std::size_t ip_at, std::span<const std::uint8_t>& out) {
+bool udp_checks(std::span<const std::uint8_t> p, bool has_fcs, std::size_t ip_at, bool check_sum,
+                std::span<const std::uint8_t>& out) {
   if (has_fcs) {
     if (p.size() < wire::kEthHeaderBytes + wire::kFcsBytes) return false;
     const std::size_t n = p.size() - wire::kFcsBytes;
@@ -29,7 +30,7 @@ bool udp_checks(std::span<const std::uint8_t> p, bool has_fcs, std::size_t ip_at
   const std::uint8_t* udp = ip + ihl;
   const std::size_t udp_len = get16(udp + 4);
   if (udp_len < wire::kUdpHeaderBytes || udp_len != ip_len - ihl) return false;
-  if (get16(udp + 6) != 0) {
+  if (check_sum && get16(udp + 6) != 0) {
     const std::uint64_t pseudo = std::uint64_t{get16(ip + 12)} + get16(ip + 14) + get16(ip + 16) + get16(ip + 18) + 17 +
                                  udp_len;
     if (ones_sum16(std::span<const std::uint8_t>(udp, udp_len), pseudo) != 0xFFFF) return false;
@@ -60,7 +61,7 @@ void FrameBatch::add_rejected(std::uint16_t port, std::uint64_t time_ns, std::st
 }
 
 bool classify_ethernet(std::span<const std::uint8_t> p, const PortRange& ports, std::uint64_t time_ns,
-                       FrameBatch& batch) {
+                       FrameBatch& batch, bool check_udp_checksum) {
   // A quick look at the fields that say whether this is an HMTT packet at all.
   if (p.size() < wire::kEthHeaderBytes + wire::kIpv4HeaderBytes + wire::kUdpHeaderBytes) return false;
   std::size_t off = 12;
@@ -83,7 +84,7 @@ bool classify_ethernet(std::span<const std::uint8_t> p, const PortRange& ports, 
   const std::size_t ip_len = get16(ip + 2);
   const bool has_fcs = p.size() == ip_at + ip_len + wire::kFcsBytes;
   std::span<const std::uint8_t> fast;
-  if (udp_checks(p, has_fcs, ip_at, fast)) {
+  if (udp_checks(p, has_fcs, ip_at, check_udp_checksum, fast)) {
     batch.add(fast, port, time_ns);
     return true;
   }

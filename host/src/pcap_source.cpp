@@ -15,6 +15,7 @@ struct PcapSource::Impl {
   int datalink = DLT_EN10MB;
   bool nanos = false;
   PortRange ports;
+  bool check_udp_checksum = true;
   std::string path;
   std::vector<std::uint8_t> scratch;  // cooked captures rewritten as Ethernet
   std::string pending_error;
@@ -50,7 +51,8 @@ std::span<const std::uint8_t> as_ethernet(int dlt, std::span<const std::uint8_t>
 PcapSource::PcapSource(std::unique_ptr<Impl> impl, std::string name) : impl_(std::move(impl)), name_(std::move(name)) {}
 PcapSource::~PcapSource() = default;
 
-Result<std::unique_ptr<PcapSource>> PcapSource::open_file(const std::string& path, const PortRange& ports) {
+Result<std::unique_ptr<PcapSource>> PcapSource::open_file(const std::string& path, const PortRange& ports,
+                                                          bool check_udp_checksum) {
   char err[PCAP_ERRBUF_SIZE] = {};
   auto impl = std::make_unique<Impl>();
   impl->pcap = pcap_open_offline_with_tstamp_precision(path.c_str(), PCAP_TSTAMP_PRECISION_NANO, err);
@@ -61,6 +63,7 @@ Result<std::unique_ptr<PcapSource>> PcapSource::open_file(const std::string& pat
     return make_error(path + ": link type " + std::to_string(impl->datalink) +
                       " is not Ethernet or Linux cooked capture");
   impl->ports = ports;
+  impl->check_udp_checksum = check_udp_checksum;
   impl->path = path;
   return std::unique_ptr<PcapSource>(new PcapSource(std::move(impl), path));
 }
@@ -114,6 +117,7 @@ Result<std::unique_ptr<PcapSource>> PcapSource::open_live(const std::string& ifa
   }
   if (pcap_setnonblock(impl->pcap, 1, err) != 0) return make_error("interface " + iface + ": " + err);
   impl->live = true;
+  impl->check_udp_checksum = false;
   impl->ports = ports;
   impl->path = iface;
   return std::unique_ptr<PcapSource>(new PcapSource(std::move(impl), "iface:" + iface));
@@ -132,7 +136,7 @@ Result<ReadState> PcapSource::read(FrameBatch& batch, std::size_t max_frames, st
       ++counters_.packets;
       counters_.bytes += h->caplen;
       auto p = as_ethernet(s.datalink, std::span<const std::uint8_t>(data, h->caplen), s.scratch);
-      if (classify_ethernet(p, s.ports, time_of(*h, s.nanos), batch))
+      if (classify_ethernet(p, s.ports, time_of(*h, s.nanos), batch, s.check_udp_checksum))
         ++got;
       else
         ++counters_.non_hmtt;

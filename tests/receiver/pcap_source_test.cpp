@@ -146,3 +146,21 @@ TEST_CASE("StopSignal turns SIGINT and SIGTERM into a flag; a capture stops and 
   CHECK(sink.finished());
   std::filesystem::remove(c.path);
 }
+
+TEST_CASE("UDP checksums from checksum offload: rejected in files by default, accepted when told") {
+  auto t = test::make_traffic(1, 1, 2000, 24);
+  FrameBatch strict, lax;
+  for (const auto& f : t.frames) {
+    auto p = wire::udp_packet({}, 0, 0, f.bytes, false);
+    p[14 + 20 + 6] ^= 0x5A;  // an unfinished (offloaded) checksum
+    CHECK(classify_ethernet(p, {}, 0, strict, true));
+    CHECK(classify_ethernet(p, {}, 0, lax, false));
+  }
+  REQUIRE(strict.frames.size() == t.frames.size());
+  for (const auto& f : strict.frames) CHECK(f.rejected);
+  for (std::size_t i = 0; i < lax.frames.size(); ++i) {
+    CHECK(!lax.frames[i].rejected);
+    const auto payload = lax.payload(lax.frames[i]);
+    CHECK(std::vector<std::uint8_t>(payload.begin(), payload.end()) == t.frames[i].bytes);
+  }
+}

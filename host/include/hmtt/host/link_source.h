@@ -79,7 +79,10 @@ class LinkSource {
 // Classifies one Ethernet frame (with or without FCS; one VLAN tag allowed):
 // returns false if it is not an HMTT packet (skip and count), true otherwise,
 // with the frame added to `batch` (or added as rejected with the reason).
+// Without `check_udp_checksum` a wrong UDP checksum is not a rejection: packets
+// captured on the sending host carry unfinished checksums (checksum offload);
+// the frame's own CRC-32 still covers the HMTT payload end to end.
 bool classify_ethernet(std::span<const std::uint8_t> packet, const PortRange& ports, std::uint64_t time_ns,
-                       FrameBatch& batch);
+                       FrameBatch& batch, bool check_udp_checksum = true);
 
 }  // namespace hmtt::host

@@ -15,11 +15,15 @@ namespace hmtt::host {
 
 class PcapSource final : public LinkSource {
  public:
-  static Result<std::unique_ptr<PcapSource>> open_file(const std::string& path, const PortRange& ports = {});
+  // `check_udp_checksum` = false for files recorded on the sending host (checksum offload).
+  static Result<std::unique_ptr<PcapSource>> open_file(const std::string& path, const PortRange& ports = {},
+                                                       bool check_udp_checksum = true);
   // A capture held in memory (fuzzing, tests); `bytes` must outlive the source.
   static Result<std::unique_ptr<PcapSource>> open_buffer(std::span<const std::uint8_t> bytes, const std::string& name,
                                                          const PortRange& ports = {});
-  // Live capture; `buffer_bytes` is the kernel ring size (pcap_set_buffer_size).
+  // Live capture; `buffer_bytes` is the kernel ring size (pcap_set_buffer_size). The UDP checksum is
+  // not checked (outgoing packets are captured before the NIC fills it in; incoming ones were
+  // checked by the NIC or the kernel); the frame CRC-32 still is.
   static Result<std::unique_ptr<PcapSource>> open_live(const std::string& iface, const PortRange& ports = {},
                                                        int buffer_bytes = 256 << 20);
   ~PcapSource() override;
