@@ -215,7 +215,7 @@ int send_udp(const Args& a) {
         m.msg_hdr.msg_iovlen = 1;
         if (++fill[l] == kBatch) {
           const int r = sendmmsg(fds[l], msgs[l].data(), kBatch, 0);
-          if (r < 0) ++send_errors;
+          if (r < static_cast<int>(kBatch)) send_errors += kBatch - static_cast<unsigned>(r < 0 ? 0 : r);
           fill[l] = 0;
         }
       }
