@@ -4,6 +4,8 @@
 //
 //   receiver_live_bench --udp 7400-7402 --duration 120 [--idle-stop 2] [--store OUT.hmtt] [--rcvbuf-mb 256]
 // --idle-stop S ends the capture S seconds after the last frame (the socket buffers drained).
+#include <sys/resource.h>
+
 #include <cstdio>
 #include <string>
 
@@ -82,7 +84,13 @@ int main(int argc, char** argv) {
     late += l.late_frames;
     dup += l.duplicate_frames;
   }
-  std::printf("{\"sink\": \"%s\", \"seconds\": %.2f, \"rcvbuf_bytes\": %d, \"packets\": %llu, \"frames\": %llu, "
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  const double cpu = static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+                     static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+  std::printf("{\"cpu_s\": %.2f, \"ns_cpu_per_ref\": %.2f, ", cpu,
+              cpu * 1e9 / static_cast<double>(st->totals.references_out ? st->totals.references_out : 1));
+  std::printf("\"sink\": \"%s\", \"seconds\": %.2f, \"rcvbuf_bytes\": %d, \"packets\": %llu, \"frames\": %llu, "
               "\"references\": %llu, \"gap_frames\": %llu, \"late_frames\": %llu, \"duplicate_frames\": %llu, "
               "\"bad_frames\": %llu, \"kernel_drops\": %llu, \"too_late_references\": %llu}\n",
               store_path.empty() ? "counting" : "store", st->elapsed_s, granted,
