@@ -16,6 +16,7 @@ class CountingSink final : public host::CaptureSink {
   Status add_events(std::span<const store::Event>) override { return Status::success(); }
   Status add_reports(std::span<const store::Report>) override { return Status::success(); }
   Status set_link_stats(std::span<const store::LinkStats>) override { return Status::success(); }
+  Status set_meta(const std::string&, const std::string&) override { return Status::success(); }
   std::uint64_t n = 0, last = 0;
 };
 

@@ -137,6 +137,27 @@ Result<CaptureStatus> run_capture(std::vector<std::unique_ptr<LinkSource>>& sour
       }
     }
   }
+  // How the capture went, beside it in the store.
+  if (failure.ok()) {
+    fill(status, sources, rx);
+    std::string names;
+    for (const auto& src : sources) names += (names.empty() ? "" : " ") + src->name();
+    const std::pair<const char*, std::string> meta[] = {
+        {"receiver.sources", names},
+        {"receiver.interrupted", status.interrupted ? "1" : "0"},
+        {"receiver.packets", std::to_string(status.packets)},
+        {"receiver.non_hmtt_packets", std::to_string(status.non_hmtt)},
+        {"receiver.kernel_drops", std::to_string(status.kernel_drops)},
+        {"receiver.board_clock_khz", std::to_string(rx.clock_khz())},
+    };
+    for (const auto& [k, v] : meta) {
+      Status s = rx.sink().set_meta(k, v);
+      if (!s.ok()) {
+        failure = s;
+        break;
+      }
+    }
+  }
   Status fin = rx.finish();
   if (!failure.ok()) return failure.error();
   if (!fin.ok()) return fin.error();

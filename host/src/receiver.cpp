@@ -120,6 +120,7 @@ Status Receiver::accept(const FrameBatch& batch, std::uint64_t now_ns) {
     LinkCounters& c = st.counters;
     port_stream_[raw.port] = id;
     if (start_ns_ == 0) start_ns_ = now_ns;
+    if (clock_khz_ == 0) clock_khz_ = h.clock_khz;
     c.port = raw.port;
     if (!expected_unseen_.empty())
       std::erase(expected_unseen_, raw.port);

@@ -81,6 +81,9 @@ TEST_CASE("pcap file: FCS or not, other traffic skipped, a damaged packet counte
       CHECK(l.bad_frames == (hit ? 1u : 0u));
       CHECK(l.gap_frames == (hit ? 1u : 0u));
     }
+    CHECK(sink.meta().at("receiver.non_hmtt_packets") == std::to_string(c.noise));
+    CHECK(sink.meta().at("receiver.board_clock_khz") == "200000");
+    CHECK(sink.meta().at("receiver.interrupted") == "0");
     REQUIRE(rx.bad_samples().size() == 1);
     CHECK(rx.bad_samples()[0].find("UDP checksum mismatch") != std::string::npos);
   }

@@ -5,7 +5,9 @@
 // MemoryCaptureSink keeps everything in memory for tests and tools.
 #pragma once
 
+#include <map>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "hmtt/result.h"
@@ -19,6 +21,8 @@ class CaptureSink : public ReferenceSink {
   virtual Status add_events(std::span<const store::Event> events) = 0;
   virtual Status add_reports(std::span<const store::Report> reports) = 0;
   virtual Status set_link_stats(std::span<const store::LinkStats> links) = 0;
+  // Capture facts (the store's `meta` table; keys `receiver.*`).
+  virtual Status set_meta(const std::string& key, const std::string& value) = 0;
 };
 
 class MemoryCaptureSink final : public CaptureSink {
@@ -43,6 +47,11 @@ class MemoryCaptureSink final : public CaptureSink {
     links_.assign(l.begin(), l.end());
     return Status::success();
   }
+  Status set_meta(const std::string& key, const std::string& value) override {
+    meta_[key] = value;
+    return Status::success();
+  }
+  const std::map<std::string, std::string>& meta() const { return meta_; }
 
   const std::vector<Reference>& references() const { return refs_; }
   const std::vector<store::Event>& events() const { return events_; }
@@ -55,6 +64,7 @@ class MemoryCaptureSink final : public CaptureSink {
   std::vector<store::Event> events_;
   std::vector<store::Report> reports_;
   std::vector<store::LinkStats> links_;
+  std::map<std::string, std::string> meta_;
   bool finished_ = false;
 };
 

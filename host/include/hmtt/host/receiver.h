@@ -98,6 +98,9 @@ class Receiver final : private MergeOutput {
   const ReceiverTotals& totals() const { return totals_; }
   std::uint64_t frontier() const { return merger_.frontier(); }
   std::size_t buffered_refs() const { return merger_.buffered_refs(); }
+  // Board clock (kHz) of the first accepted frame; 0 before any.
+  std::uint32_t clock_khz() const { return clock_khz_; }
+  CaptureSink& sink() { return sink_; }
   // The first few reasons frames were rejected, for the summary.
   const std::vector<std::string>& bad_samples() const { return bad_samples_; }
 
@@ -130,6 +133,7 @@ class Receiver final : private MergeOutput {
   std::vector<store::Report> reports_;
   std::vector<std::string> bad_samples_;
   ReceiverTotals totals_;
+  std::uint32_t clock_khz_ = 0;
   bool finished_ = false;
 };
 

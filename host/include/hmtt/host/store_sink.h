@@ -19,6 +19,7 @@ class StoreCaptureSink final : public CaptureSink {
   Status add_events(std::span<const store::Event> events) override { return writer_->add_events(events); }
   Status add_reports(std::span<const store::Report> reports) override { return writer_->add_reports(reports); }
   Status set_link_stats(std::span<const store::LinkStats> links) override { return writer_->set_link_stats(links); }
+  Status set_meta(const std::string& key, const std::string& value) override { return writer_->set_meta(key, value); }
   store::StoreWriter& writer() { return *writer_; }
 
  private:
