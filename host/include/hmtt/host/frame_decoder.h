@@ -1,0 +1,22 @@
+// The receiver's frame decoding path: the checks of docs/wire-format.md
+// sections 2 and 3 without building an error string per record.
+//
+// decode_link_frame accepts and rejects exactly the frames that
+// hmtt::wire::decode_frame accepts and rejects, and fills the same
+// DecodedFrame; on a rejection it asks the codec for the message, so errors
+// name the same frame, record and field. The equivalence is checked by
+// tests/receiver (random and mutated frames) and the fuzz_receiver_frame
+// harness, which compares both decoders on every input.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "hmtt/result.h"
+#include "hmtt/wire/frame.h"
+
+namespace hmtt::host {
+
+Status decode_link_frame(std::span<const std::uint8_t> bytes, wire::DecodedFrame& out);
+
+}  // namespace hmtt::host

@@ -1,0 +1,136 @@
+#include "hmtt/host/frame_decoder.h"
+
+#include "hmtt/host/checksums.h"
+
+#include <bit>
+#include <cstring>
+
+namespace hmtt::host {
+
+namespace {
+
+std::uint16_t get16(const std::uint8_t* p) { return static_cast<std::uint16_t>((p[0] << 8) | p[1]); }
+std::uint32_t get32(const std::uint8_t* p) {
+  return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3];
+}
+std::uint64_t get64(const std::uint8_t* p) { return (std::uint64_t{get32(p)} << 32) | get32(p + 4); }
+
+// The header checks of wire::parse_header, without the message.
+bool header_ok(std::span<const std::uint8_t> b, wire::FrameHeader& h) {
+  if (b.size() < wire::kHeaderBytes) return false;
+  if (b[0] != 'H' || b[1] != 'M' || b[2] != 'T' || b[3] != 'T') return false;
+  h.version = b[4];
+  h.board = b[5];
+  h.link = b[6];
+  h.addr_bits = b[7];
+  h.line_shift = b[8];
+  h.flags = b[9];
+  h.count = get16(&b[10]);
+  h.sequence = get32(&b[12]);
+  h.base_time = get64(&b[16]);
+  h.clock_khz = get32(&b[24]);
+  return h.version == wire::kVersion && h.link < wire::kMaxLinks && h.addr_bits >= wire::kMinAddrBits &&
+         h.addr_bits <= wire::kMaxAddrBits && h.line_shift <= wire::kMaxLineShift && (h.flags & 0xFE) == 0 &&
+         h.count <= wire::kMaxRecords && h.clock_khz != 0;
+}
+
+// Decodes the records; false on any rule of docs/wire-format.md section 3 broken.
+bool records_ok(std::span<const std::uint8_t> b, const wire::FrameHeader& h, wire::DecodedFrame& out) {
+  const unsigned abits = h.addr_bits;
+  const unsigned dbits = wire::duration_bits(abits);
+  const std::uint64_t dmask = (std::uint64_t{1} << dbits) - 1;
+  const std::uint64_t amask = (std::uint64_t{1} << abits) - 1;
+  const std::uint32_t unit_bytes = 1u << h.line_shift;
+  const unsigned shift = h.line_shift;
+  std::uint64_t t = h.base_time;
+  bool pending_overflow = false;
+  std::size_t report_left = 0;
+  const std::size_t n = h.count;
+  out.refs.reserve(n);
+  const std::uint8_t* p = b.data() + wire::kHeaderBytes;
+  for (std::size_t i = 0; i < n; ++i, p += wire::kRecordBytes) {
+    // 8 bytes from the record's start stay inside the frame: the 4-byte CRC follows the last record.
+    std::uint64_t word;
+    std::memcpy(&word, p, sizeof word);
+    if constexpr (std::endian::native == std::endian::little) word = __builtin_bswap64(word);
+    const std::uint64_t r = word >> 24;
+    if ((r >> 39) == 0) {
+      if (report_left > 0) return false;
+      const std::uint64_t d = r & dmask;
+      if (t + d < t) return false;
+      t += d;
+      out.refs.push_back(Reference{t, ((r >> dbits) & amask) << shift, unit_bytes,
+                                   ((r >> 38) & 1) ? Kind::Write : Kind::Read, Origin::Unknown, 0});
+      pending_overflow = false;
+      continue;
+    }
+    const unsigned op = static_cast<unsigned>((r >> 36) & 7);
+    const std::uint64_t payload = r & wire::kPayloadMask;
+    if (report_left > 0 && op != 4) return false;
+    switch (op) {
+      case 0:  // OVERFLOW
+        if (t + payload < t) return false;
+        t += payload;
+        pending_overflow = true;
+        break;
+      case 1: {  // EVENT
+        const std::uint64_t d = payload >> 24;
+        if (t + d < t) return false;
+        t += d;
+        out.events.push_back(wire::DecodedEvent{t, static_cast<std::uint32_t>(payload & wire::kEventIndexMask),
+                                                ((payload >> 23) & 1) != 0});
+        pending_overflow = false;
+        break;
+      }
+      case 2:  // LOSS
+        if (pending_overflow) return false;
+        out.losses.push_back(wire::DecodedLoss{t, payload});
+        break;
+      case 3: {  // REPORT
+        if (pending_overflow) return false;
+        wire::DecodedReport rep;
+        rep.time = t;
+        rep.unit = static_cast<std::uint8_t>((payload >> 32) & 0xF);
+        rep.interval = static_cast<std::uint16_t>(payload & 0xFFFF);
+        report_left = static_cast<std::size_t>((payload >> 16) & 0xFFFF);
+        if (rep.unit > 1) return false;
+        if (report_left > n - i - 1) return false;
+        rep.values.reserve(report_left);
+        out.reports.push_back(std::move(rep));
+        break;
+      }
+      case 4:  // REPORT_VALUE
+        if (report_left == 0) return false;
+        out.reports.back().values.push_back(payload);
+        --report_left;
+        break;
+      default:
+        return false;
+    }
+  }
+  if (pending_overflow) return false;
+  out.end_time = t;
+  return true;
+}
+
+}  // namespace
+
+Status decode_link_frame(std::span<const std::uint8_t> b, wire::DecodedFrame& out) {
+  out.clear();
+  wire::FrameHeader h;
+  bool ok = header_ok(b, h);
+  if (ok) {
+    out.header = h;
+    const std::size_t expect = wire::kHeaderBytes + wire::kRecordBytes * h.count + wire::kCrcBytes;
+    ok = b.size() == expect && get32(&b[expect - wire::kCrcBytes]) == fast_crc32(b.first(expect - wire::kCrcBytes)) &&
+         records_ok(b, h, out);
+  }
+  if (ok) return Status::success();
+  // Rejected: the codec names the frame, record and field.
+  Status s = wire::decode_frame(b, out);
+  out.clear();
+  if (s.ok()) return make_error("receiver: frame decoders disagree (accepted by the codec, rejected by the receiver)");
+  return s;
+}
+
+}  // namespace hmtt::host

@@ -1,0 +1,165 @@
+#include "hmtt/host/pcap_source.h"
+
+#include <poll.h>
+#include <pcap/pcap.h>
+
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+namespace hmtt::host {
+
+struct PcapSource::Impl {
+  pcap_t* pcap = nullptr;
+  bool live = false;
+  int datalink = DLT_EN10MB;
+  bool nanos = false;
+  PortRange ports;
+  bool check_udp_checksum = true;
+  std::string path;
+  std::vector<std::uint8_t> scratch;  // cooked captures rewritten as Ethernet
+  std::string pending_error;
+  ~Impl() {
+    if (pcap) pcap_close(pcap);
+  }
+};
+
+namespace {
+
+bool supported(int dlt) { return dlt == DLT_EN10MB || dlt == DLT_LINUX_SLL || dlt == DLT_LINUX_SLL2; }
+
+std::uint64_t time_of(const pcap_pkthdr& h, bool nanos) {
+  const std::uint64_t sub = static_cast<std::uint64_t>(h.ts.tv_usec);
+  return static_cast<std::uint64_t>(h.ts.tv_sec) * 1000000000ull + (nanos ? sub : sub * 1000);
+}
+
+// Rewrites a Linux cooked capture as an Ethernet frame (zero MACs, same protocol).
+std::span<const std::uint8_t> as_ethernet(int dlt, std::span<const std::uint8_t> p, std::vector<std::uint8_t>& out) {
+  if (dlt == DLT_EN10MB) return p;
+  std::size_t hdr = dlt == DLT_LINUX_SLL ? 16 : 20;
+  std::size_t proto_at = dlt == DLT_LINUX_SLL ? 14 : 0;
+  if (p.size() < hdr) return {};
+  out.assign(14, 0);
+  out[12] = p[proto_at];
+  out[13] = p[proto_at + 1];
+  out.insert(out.end(), p.begin() + static_cast<std::ptrdiff_t>(hdr), p.end());
+  return out;
+}
+
+}  // namespace
+
+PcapSource::PcapSource(std::unique_ptr<Impl> impl, std::string name) : impl_(std::move(impl)), name_(std::move(name)) {}
+PcapSource::~PcapSource() = default;
+
+Result<std::unique_ptr<PcapSource>> PcapSource::open_file(const std::string& path, const PortRange& ports,
+                                                          bool check_udp_checksum) {
+  char err[PCAP_ERRBUF_SIZE] = {};
+  auto impl = std::make_unique<Impl>();
+  impl->pcap = pcap_open_offline_with_tstamp_precision(path.c_str(), PCAP_TSTAMP_PRECISION_NANO, err);
+  if (!impl->pcap) return make_error(path + ": " + err);
+  impl->nanos = pcap_get_tstamp_precision(impl->pcap) == PCAP_TSTAMP_PRECISION_NANO;
+  impl->datalink = pcap_datalink(impl->pcap);
+  if (!supported(impl->datalink))
+    return make_error(path + ": link type " + std::to_string(impl->datalink) +
+                      " is not Ethernet or Linux cooked capture");
+  impl->ports = ports;
+  impl->check_udp_checksum = check_udp_checksum;
+  impl->path = path;
+  return std::unique_ptr<PcapSource>(new PcapSource(std::move(impl), path));
+}
+
+Result<std::unique_ptr<PcapSource>> PcapSource::open_buffer(std::span<const std::uint8_t> bytes,
+                                                            const std::string& name, const PortRange& ports) {
+  if (bytes.empty()) return make_error(name + ": empty capture");
+  FILE* f = fmemopen(const_cast<std::uint8_t*>(bytes.data()), bytes.size(), "rb");
+  if (!f) return make_error(name + ": fmemopen failed");
+  char err[PCAP_ERRBUF_SIZE] = {};
+  auto impl = std::make_unique<Impl>();
+  impl->pcap = pcap_fopen_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO, err);
+  if (!impl->pcap) {
+    std::fclose(f);
+    return make_error(name + ": " + err);
+  }
+  impl->nanos = pcap_get_tstamp_precision(impl->pcap) == PCAP_TSTAMP_PRECISION_NANO;
+  impl->datalink = pcap_datalink(impl->pcap);
+  if (!supported(impl->datalink))
+    return make_error(name + ": link type " + std::to_string(impl->datalink) + " is not Ethernet or Linux cooked capture");
+  impl->ports = ports;
+  impl->path = name;
+  return std::unique_ptr<PcapSource>(new PcapSource(std::move(impl), name));
+}
+
+Result<std::unique_ptr<PcapSource>> PcapSource::open_live(const std::string& iface, const PortRange& ports,
+                                                          int buffer_bytes) {
+  char err[PCAP_ERRBUF_SIZE] = {};
+  auto impl = std::make_unique<Impl>();
+  impl->pcap = pcap_create(iface.c_str(), err);
+  if (!impl->pcap) return make_error("interface " + iface + ": " + err);
+  pcap_set_snaplen(impl->pcap, 65535);
+  pcap_set_promisc(impl->pcap, 1);
+  pcap_set_timeout(impl->pcap, 10);
+  pcap_set_buffer_size(impl->pcap, buffer_bytes);
+  pcap_set_tstamp_precision(impl->pcap, PCAP_TSTAMP_PRECISION_NANO);
+  const int rc = pcap_activate(impl->pcap);
+  if (rc < 0) return make_error("interface " + iface + ": " + pcap_geterr(impl->pcap));
+  impl->nanos = pcap_get_tstamp_precision(impl->pcap) == PCAP_TSTAMP_PRECISION_NANO;
+  impl->datalink = pcap_datalink(impl->pcap);
+  if (!supported(impl->datalink))
+    return make_error("interface " + iface + ": link type " + std::to_string(impl->datalink) +
+                      " is not Ethernet or Linux cooked capture");
+  // Only UDP to the HMTT ports reaches user space.
+  const std::string filter = "udp dst portrange " + std::to_string(ports.base) + "-" +
+                             std::to_string(ports.base + ports.count - 1);
+  bpf_program prog{};
+  if (pcap_compile(impl->pcap, &prog, filter.c_str(), 1, PCAP_NETMASK_UNKNOWN) == 0) {
+    pcap_setfilter(impl->pcap, &prog);
+    pcap_freecode(&prog);
+  }
+  if (pcap_setnonblock(impl->pcap, 1, err) != 0) return make_error("interface " + iface + ": " + err);
+  impl->live = true;
+  impl->check_udp_checksum = false;
+  impl->ports = ports;
+  impl->path = iface;
+  return std::unique_ptr<PcapSource>(new PcapSource(std::move(impl), "iface:" + iface));
+}
+
+Result<ReadState> PcapSource::read(FrameBatch& batch, std::size_t max_frames, std::chrono::milliseconds timeout) {
+  Impl& s = *impl_;
+  if (!s.pending_error.empty()) return make_error(s.pending_error);
+  std::size_t got = 0;
+  bool waited = false;
+  while (got < max_frames) {
+    pcap_pkthdr* h = nullptr;
+    const u_char* data = nullptr;
+    const int rc = pcap_next_ex(s.pcap, &h, &data);
+    if (rc == 1) {
+      ++counters_.packets;
+      counters_.bytes += h->caplen;
+      auto p = as_ethernet(s.datalink, std::span<const std::uint8_t>(data, h->caplen), s.scratch);
+      if (classify_ethernet(p, s.ports, time_of(*h, s.nanos), batch, s.check_udp_checksum))
+        ++got;
+      else
+        ++counters_.non_hmtt;
+      continue;
+    }
+    if (rc == PCAP_ERROR_BREAK) return got > 0 ? ReadState::Frames : ReadState::End;  // end of file
+    if (rc == 0) {  // live: nothing ready
+      if (got > 0 || waited) break;
+      pollfd pfd{pcap_get_selectable_fd(s.pcap), POLLIN, 0};
+      poll(&pfd, 1, static_cast<int>(timeout.count()));
+      waited = true;
+      continue;
+    }
+    // A damaged file: hand out the frames read so far first, then the error.
+    s.pending_error = s.path + ": packet " + std::to_string(counters_.packets + 1) + ": " + pcap_geterr(s.pcap);
+    if (got > 0) return ReadState::Frames;
+    return make_error(s.pending_error);
+  }
+  if (s.live) {
+    pcap_stat st{};
+    if (pcap_stats(s.pcap, &st) == 0) counters_.kernel_drops = st.ps_drop;
+  }
+  return got > 0 ? ReadState::Frames : ReadState::Idle;
+}
+
+}  // namespace hmtt::host

@@ -1,0 +1,169 @@
+// pcap files through PcapSource and run_capture: Ethernet with and without
+// FCS, other traffic skipped and counted, a damaged packet counted against its
+// link, a truncated file reported with its name.
+#include <doctest/doctest.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+
+#include "frame_streams.h"
+#include "hmtt/host/capture.h"
+#include "hmtt/host/pcap_source.h"
+#include "hmtt/host/udp_source.h"
+#include "hmtt/wire/ethernet.h"
+
+using namespace hmtt;
+using namespace hmtt::host;
+
+namespace {
+
+struct PcapCase {
+  std::filesystem::path path;
+  std::vector<const test::WireFrame*> survivors;
+  std::uint64_t noise = 0;
+};
+
+PcapCase write_case(const test::Traffic& t, const std::string& name) {
+  PcapCase c;
+  c.path = std::filesystem::temp_directory_path() / name;
+  auto w = wire::PcapWriter::create(c.path.string());
+  REQUIRE(w.ok());
+  wire::LinkAddressing addr;
+  std::uint64_t ns = 1000;
+  for (std::size_t i = 0; i < t.frames.size(); ++i) {
+    const auto& f = t.frames[i];
+    // Board 1's NIC keeps the FCS; board 0's strips it.
+    auto p = wire::udp_packet(addr, static_cast<std::uint8_t>(f.board), f.link, f.bytes, f.board == 1);
+    if (i == 5) p[p.size() - (f.board == 1 ? 5 : 1)] ^= 0x40;  // damaged on the way: UDP checksum fails
+    else c.survivors.push_back(&f);
+    REQUIRE((*w)->write(p, ns += 1000).ok());
+    if (i % 10 == 0) {
+      std::vector<std::uint8_t> arp(60, 0);
+      arp[12] = 0x08;
+      arp[13] = 0x06;
+      REQUIRE((*w)->write(arp, ns += 10).ok());
+      wire::LinkAddressing dns;
+      dns.base_port = 53;
+      const std::uint8_t q[12] = {1, 2, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0};
+      REQUIRE((*w)->write(wire::udp_packet(dns, 0, 0, q, false), ns += 10).ok());
+      c.noise += 2;
+    }
+  }
+  REQUIRE((*w)->flush().ok());
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("pcap file: FCS or not, other traffic skipped, a damaged packet counted against its link") {
+  auto t = test::make_traffic(2, 2, 20000, 21);
+  auto c = write_case(t, "hmtt_receiver_test.pcap");
+  for (bool threads : {false, true}) {
+    auto src = PcapSource::open_file(c.path.string());
+    REQUIRE(src.ok());
+    std::vector<std::unique_ptr<LinkSource>> sources;
+    sources.push_back(std::move(*src));
+    MemoryCaptureSink sink;
+    Receiver rx(sink, {});
+    CaptureOptions o;
+    o.reader_threads = threads;
+    auto st = run_capture(sources, rx, o, nullptr, {});
+    REQUIRE(st.ok());
+    CHECK(sink.references() == test::expected_merge(c.survivors));
+    CHECK(st->non_hmtt == c.noise);
+    CHECK(st->packets == t.frames.size() + c.noise);
+    CHECK(st->totals.bad_frames == 1);
+    CHECK(st->totals.gap_frames == 1);
+    const auto& damaged = t.frames[5];
+    for (const auto& l : st->links) {
+      const bool hit = l.board == damaged.board && l.link == damaged.link;
+      CHECK(l.bad_frames == (hit ? 1u : 0u));
+      CHECK(l.gap_frames == (hit ? 1u : 0u));
+    }
+    CHECK(sink.meta().at("receiver.non_hmtt_packets") == std::to_string(c.noise));
+    CHECK(sink.meta().at("receiver.board_clock_khz") == "200000");
+    CHECK(sink.meta().at("receiver.interrupted") == "0");
+    REQUIRE(rx.bad_samples().size() == 1);
+    CHECK(rx.bad_samples()[0].find("UDP checksum mismatch") != std::string::npos);
+  }
+  std::filesystem::remove(c.path);
+}
+
+TEST_CASE("pcap file: truncated or foreign files are errors naming the file") {
+  auto t = test::make_traffic(1, 1, 3000, 22);
+  auto c = write_case(t, "hmtt_receiver_trunc.pcap");
+  const auto size = std::filesystem::file_size(c.path);
+  std::filesystem::resize_file(c.path, size - 100);
+  auto src = PcapSource::open_file(c.path.string());
+  REQUIRE(src.ok());
+  std::vector<std::unique_ptr<LinkSource>> sources;
+  sources.push_back(std::move(*src));
+  MemoryCaptureSink sink;
+  Receiver rx(sink, {});
+  auto st = run_capture(sources, rx, {}, nullptr, {});
+  REQUIRE(!st.ok());
+  CHECK(st.error().message.find(c.path.string()) == 0);
+  CHECK(sink.finished());  // what arrived before the damage is still committed
+  CHECK(!sink.references().empty());
+
+  std::ofstream(c.path, std::ios::binary) << "not a capture at all";
+  auto bad = PcapSource::open_file(c.path.string());
+  REQUIRE(!bad.ok());
+  CHECK(bad.error().message.find(c.path.string()) == 0);
+  std::filesystem::remove(c.path);
+}
+
+TEST_CASE("--udp port lists") {
+  auto p = parse_ports("7400-7402,7410");
+  REQUIRE(p.ok());
+  CHECK(*p == std::vector<std::uint16_t>{7400, 7401, 7402, 7410});
+  CHECK(!parse_ports("7402-7400").ok());
+  CHECK(!parse_ports("http").ok());
+  CHECK(!parse_ports("70000").ok());
+}
+
+TEST_CASE("StopSignal turns SIGINT and SIGTERM into a flag; a capture stops and finishes its sink") {
+  for (int sig : {SIGINT, SIGTERM}) {
+    StopSignal stop;
+    CHECK(!stop.requested());
+    REQUIRE(raise(sig) == 0);
+    CHECK(stop.requested());
+    CHECK(stop.signal_number() == sig);
+  }
+  // A stopped capture: the file is only partly read, the sink is finished with what arrived.
+  auto t = test::make_traffic(1, 2, 5000, 23);
+  auto c = write_case(t, "hmtt_receiver_stop.pcap");
+  StopSignal stop;
+  REQUIRE(raise(SIGINT) == 0);
+  auto src = PcapSource::open_file(c.path.string());
+  REQUIRE(src.ok());
+  std::vector<std::unique_ptr<LinkSource>> sources;
+  sources.push_back(std::move(*src));
+  MemoryCaptureSink sink;
+  Receiver rx(sink, {});
+  auto st = run_capture(sources, rx, {}, &stop, {});
+  REQUIRE(st.ok());
+  CHECK(st->interrupted);
+  CHECK(st->signal_number == SIGINT);
+  CHECK(sink.finished());
+  std::filesystem::remove(c.path);
+}
+
+TEST_CASE("UDP checksums from checksum offload: rejected in files by default, accepted when told") {
+  auto t = test::make_traffic(1, 1, 2000, 24);
+  FrameBatch strict, lax;
+  for (const auto& f : t.frames) {
+    auto p = wire::udp_packet({}, 0, 0, f.bytes, false);
+    p[14 + 20 + 6] ^= 0x5A;  // an unfinished (offloaded) checksum
+    CHECK(classify_ethernet(p, {}, 0, strict, true));
+    CHECK(classify_ethernet(p, {}, 0, lax, false));
+  }
+  REQUIRE(strict.frames.size() == t.frames.size());
+  for (const auto& f : strict.frames) CHECK(f.rejected);
+  for (std::size_t i = 0; i < lax.frames.size(); ++i) {
+    CHECK(!lax.frames[i].rejected);
+    const auto payload = lax.payload(lax.frames[i]);
+    CHECK(std::vector<std::uint8_t>(payload.begin(), payload.end()) == t.frames[i].bytes);
+  }
+}
