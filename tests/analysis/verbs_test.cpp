@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -74,4 +75,48 @@ TEST_CASE("hmtt analyze --show-hierarchy prints PSnAP Table 1 in the file format
   REQUIRE(r.status == 0);
   CHECK(r.out.find("hierarchy psnap-1-PowerPC\n  L1 32K 128 2 lru write-back write-allocate\n") == 0);
   CHECK(r.out.find("hierarchy psnap-10") != std::string::npos);
+}
+
+TEST_CASE("hmtt profile / synth: the IRM baseline round trip through files, and its errors") {
+  const std::string dir = "profile_verbs_test.d";
+  REQUIRE(std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str()) == 0);
+  Run list = run("profile --list --json");
+  REQUIRE(list.status == 0);
+  auto methods = nlohmann::json::parse(list.out);
+  bool has_irm = false;
+  for (const auto& m : methods) has_irm |= m["method"] == "irm";
+  CHECK(has_irm);
+
+  Run prof = run("profile demo:20000 --method irm -o " + dir + "/p.json --json");
+  REQUIRE(prof.status == 0);
+  auto pj = nlohmann::json::parse(prof.out);
+  CHECK(pj["summary"]["references"] == 20000);
+  Run again = run("profile demo:20000 --method irm -o " + dir + "/p.json");
+  CHECK(again.status == 1);
+  CHECK(again.out.find("exists (give --overwrite)") != std::string::npos);
+
+  Run syn = run("synth " + dir + "/p.json -o " + dir + "/s.din --length 5000 --json");
+  REQUIRE(syn.status == 0);
+  auto sj = nlohmann::json::parse(syn.out);
+  CHECK(sj["method"] == "irm");
+  CHECK(sj["references"] == 5000);
+  Run store = run("synth " + dir + "/p.json -o " + dir + "/s.hmtt --compare demo:20000 --json");
+  REQUIRE(store.status == 0);
+  auto cj = nlohmann::json::parse(store.out);
+  CHECK(cj["references"] == 20000);
+  CHECK(cj["compare"].contains("lru_error"));
+  // IRM loses all order: it cannot be perfect on the LRU sweep.
+  Run strict = run("synth " + dir + "/p.json -o " + dir + "/s2.hmtt --compare demo:20000 --max-error 0");
+  CHECK(strict.status == 3);
+
+  Run unknown = run("profile demo:100 --method nope -o " + dir + "/x.json");
+  CHECK(unknown.status == 2);
+  CHECK(unknown.out.find("unknown method 'nope'") != std::string::npos);
+  Run knob = run("profile demo:100 --method irm --param nope=1 -o " + dir + "/x.json");
+  CHECK(knob.status == 2);
+  CHECK(knob.out.find("'nope'") != std::string::npos);
+  REQUIRE(std::system(("echo '{\"a\": 1}' > " + dir + "/bad.json").c_str()) == 0);
+  Run bad = run("synth " + dir + "/bad.json -o " + dir + "/y.din");
+  CHECK(bad.status == 1);
+  CHECK(bad.out.find("not a profile of any method") != std::string::npos);
 }
