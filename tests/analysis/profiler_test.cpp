@@ -103,7 +103,10 @@ TEST_CASE("IRM baseline: the synthetic stream keeps block popularity, length and
   REQUIRE(prof1.ok());
   auto syn1 = profiler->synthesize(prof1->data, SynthOptions{.length = 1000, .seed = 1});
   REQUIRE(syn1.ok());
-  for (const auto& r : *collect(**syn1)) CHECK(r.address == 0x1000);
+  auto refs1 = collect(**syn1);  // a named Result: range-for over *temporary would dangle
+  REQUIRE(refs1.ok());
+  CHECK(refs1->size() == 1000);
+  for (const auto& r : *refs1) CHECK(r.address == 0x1000);
 }
 
 TEST_CASE("IRM baseline: a malformed profile is an error, never a crash") {
