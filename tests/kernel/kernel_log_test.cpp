@@ -4,11 +4,16 @@
 #include <doctest/doctest.h>
 
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <vector>
 
 #include <linux/hmtt.h>
 
 #include "hmtt/driver/kernel_log.h"
+#include "hmtt/driver/log_alignment.h"
+#include "hmtt/store/store.h"
 
 using hmtt::driver::DmaDirection;
 using hmtt::driver::DmaOp;
@@ -241,4 +246,166 @@ TEST_CASE("page-map ops: map, unmap, migrate; anything else is an error") {
   auto r = KernelLogDecoder{}.decode(bad.bytes);
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().message == "kernel log offset 0: pte.op: 4 is not 1 (map), 2 (unmap) or 3 (migrate)");
+}
+
+namespace {
+
+// A config-space load of sync_tag_index(seq, nsync) seen by the board at `time`.
+hmtt::store::Event sync_event(std::uint64_t time, std::uint64_t seq, std::uint32_t nsync, bool write = false) {
+  hmtt::store::Event e;
+  e.time = time;
+  e.type = hmtt::store::EventType::ConfigSpace;
+  e.value = hmtt::driver::sync_tag_index(seq, nsync);
+  e.write = write;
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("sync tags align log records to trace time; unmatched records stay unaligned (time 0)") {
+  constexpr std::uint32_t nsync = 8;  // indices repeat every 8 records: seq 10 and 18 share one
+  hmtt_rec_pte pte{};
+  pte.pid = 41;
+  pte.tgid = 40;
+  pte.op = HMTT_PTE_MAP;
+  pte.vpage = 0x7f00;
+  pte.ppage = 0x1234;
+  pte.pte_addr = 0x9000;
+  hmtt_rec_dma dma{};
+  dma.op = HMTT_DMA_UNMAP;
+  dma.dir = 2;
+  dma.phys = 0x100000;
+  dma.size = 8192;
+  std::strcpy(dma.dev, "0000:00:03.0");
+  hmtt_rec_tag tag{};
+  tag.kind = HMTT_TAG_USER;
+  tag.event = 3;
+  tag.value = 77;
+  tag.pid = 40;
+  hmtt_rec_sched sched{40, 40, 50, 50, 0, 0};
+  hmtt_rec_pte unmap = pte;
+  unmap.op = HMTT_PTE_UNMAP;
+  LogBuilder b;
+  b.add(HMTT_REC_PTE, 10, pte).add(HMTT_REC_DMA, 11, dma).add(HMTT_REC_TAG, 12, tag);
+  b.add(HMTT_REC_SCHED, 13, sched).add(HMTT_REC_PTE, 18, unmap);
+  auto log = KernelLogDecoder{}.decode(b.bytes);
+  REQUIRE(log.ok());
+
+  // The board saw the sync loads of seq 10, 11, 13 and 18 (not 12), plus a store to
+  // seq 12's index (not a sync load) and a FIFO loss marker: both ignored.
+  std::vector<hmtt::store::Event> events = {sync_event(100, 10, nsync), sync_event(200, 11, nsync),
+                                            sync_event(250, 12, nsync, true), sync_event(300, 13, nsync),
+                                            sync_event(900, 18, nsync)};
+  hmtt::store::Event loss;
+  loss.time = 120;
+  loss.type = hmtt::store::EventType::FifoLoss;
+  loss.value = hmtt::driver::sync_tag_index(12, nsync);
+  events.push_back(loss);
+
+  const auto t = hmtt::driver::kernel_log_tables(*log, events, nsync);
+  CHECK(t.records == 4);  // two page-map rows, one DMA row, one tag (sched feeds processes only)
+  CHECK(t.aligned == 3);
+  REQUIRE(t.page_map.size() == 2);
+  CHECK(t.page_map[0].seq == 10);
+  CHECK(t.page_map[0].time == 100);  // the first event of index 2 goes to seq 10 ...
+  CHECK(t.page_map[0].pid == 41);
+  CHECK(t.page_map[0].vpage == 0x7f00);
+  CHECK(t.page_map[0].ppage == 0x1234);
+  CHECK(t.page_map[0].pte_addr == 0x9000);
+  CHECK_FALSE(t.page_map[0].unmap);
+  CHECK(t.page_map[1].seq == 18);
+  CHECK(t.page_map[1].time == 900);  // ... the second to seq 18, one wrap later
+  CHECK(t.page_map[1].unmap);
+  REQUIRE(t.dma.size() == 1);
+  CHECK(t.dma[0].time == 200);
+  CHECK(t.dma[0].device == "0000:00:03.0");
+  CHECK(t.dma[0].size == 8192);
+  CHECK(t.dma[0].direction == 2);
+  CHECK(t.dma[0].unmap);
+  REQUIRE(t.tags.size() == 1);
+  CHECK(t.tags[0].time == 0);  // its sync load was never seen: unaligned, not guessed
+  CHECK(t.tags[0].type == hmtt::store::EventType::Tag);
+  CHECK(t.tags[0].value == 77);
+  REQUIRE(t.processes.size() == 2);
+  CHECK(t.processes[0].pid == 40);
+  CHECK(t.processes[0].first_time == 100);
+  CHECK(t.processes[0].last_time == 900);
+  CHECK(t.processes[1].pid == 50);
+  CHECK(t.processes[1].first_time == 300);
+
+  // Without a capture nothing aligns; with nsync 0 neither.
+  CHECK(hmtt::driver::kernel_log_tables(*log, {}, nsync).aligned == 0);
+  CHECK(hmtt::driver::kernel_log_tables(*log, events, 0).aligned == 0);
+}
+
+TEST_CASE("StoreWriter::annotate adds the aligned tables to a finished capture") {
+  namespace fs = std::filesystem;
+  const auto dir = fs::temp_directory_path() / "hmtt_kernel_log_store_test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string path = (dir / "capture.hmtt").string();
+  constexpr std::uint32_t nsync = 8;
+  {
+    hmtt::store::CaptureInfo info;
+    info.source = "board";
+    auto w = hmtt::store::StoreWriter::create(path, info);
+    REQUIRE(w.ok());
+    std::vector<hmtt::Reference> refs(3);
+    for (std::size_t i = 0; i < refs.size(); ++i) refs[i].time = 100 * i;
+    REQUIRE((*w)->write(refs).ok());
+    const hmtt::store::Event ev[] = {sync_event(50, 5, nsync)};
+    REQUIRE((*w)->add_events(ev).ok());
+    REQUIRE((*w)->finish().ok());
+  }
+  hmtt_rec_pte pte{};
+  pte.pid = 7;
+  pte.tgid = 7;
+  pte.op = HMTT_PTE_MAP;
+  pte.vpage = 0x10;
+  pte.ppage = 0x20;
+  LogBuilder b;
+  b.add(HMTT_REC_PTE, 5, pte).add(HMTT_REC_PTE, 6, pte);
+  auto log = KernelLogDecoder{}.decode(b.bytes);
+  REQUIRE(log.ok());
+  {
+    auto r = hmtt::store::StoreReader::open(path);
+    REQUIRE(r.ok());
+    auto events = (*r)->events();
+    REQUIRE(events.ok());
+    const auto t = hmtt::driver::kernel_log_tables(*log, *events, nsync);
+    auto a = hmtt::store::StoreWriter::annotate(path);
+    REQUIRE(a.ok());
+    CHECK((*a)->add_page_map(t.page_map).ok());
+    CHECK((*a)->add_processes(t.processes).ok());
+    CHECK((*a)->set_meta("kernel_log.aligned", std::to_string(t.aligned)).ok());
+    // Its references are final.
+    std::vector<hmtt::Reference> more(1);
+    auto st = (*a)->write(more);
+    REQUIRE_FALSE(st.ok());
+    CHECK(st.error().message.find("annotate") != std::string::npos);
+    CHECK((*a)->finish().ok());
+  }
+  auto r = hmtt::store::StoreReader::open(path);
+  REQUIRE(r.ok());
+  auto pm = (*r)->page_map();
+  REQUIRE(pm.ok());
+  REQUIRE(pm->size() == 2);
+  CHECK((*pm)[0].seq == 5);
+  CHECK((*pm)[0].time == 50);
+  CHECK((*pm)[1].time == 0);
+  CHECK(*(*r)->meta("kernel_log.aligned") == "1");
+  auto s = (*r)->summary();
+  REQUIRE(s.ok());
+  CHECK(s->references == 3);
+  CHECK(s->finished);
+  CHECK(s->processes == 1);
+
+  // Not a store: an error naming the file.
+  const std::string text = (dir / "not-a-store.hmtt").string();
+  std::ofstream(text) << "hello\n";
+  auto bad = hmtt::store::StoreWriter::annotate(text);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message.find(text) != std::string::npos);
+  CHECK_FALSE(hmtt::store::StoreWriter::annotate((dir / "missing.hmtt").string()).ok());
+  fs::remove_all(dir);
 }

@@ -44,6 +44,7 @@ struct StoreWriter::Impl {
   std::atomic<std::uint64_t> committed_chunks{0};
   std::atomic<std::uint64_t> committed_refs{0};
   bool finished = false;
+  bool annotating = false;  // opened by annotate(): side tables only
 
   ~Impl() { stop_worker(); }
 
@@ -258,8 +259,21 @@ Result<std::unique_ptr<StoreWriter>> StoreWriter::create(const std::string& path
   return std::unique_ptr<StoreWriter>(new StoreWriter(std::move(impl)));
 }
 
+Result<std::unique_ptr<StoreWriter>> StoreWriter::annotate(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return make_error(path + ": no such store");
+  if (!looks_like_store(path)) return make_error(path + ": not an hmtt trace store");
+  auto impl = std::make_unique<Impl>();
+  impl->annotating = true;
+  impl->finished = true;  // no references, and nothing for the destructor to finish
+  HMTT_TRY(impl->db.open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX));
+  HMTT_TRY(impl->db.exec("PRAGMA busy_timeout=5000"));
+  return std::unique_ptr<StoreWriter>(new StoreWriter(std::move(impl)));
+}
+
 Status StoreWriter::write(std::span<const Reference> refs) {
   Impl& m = *impl_;
+  if (m.annotating) return make_error(m.db.path() + ": opened to annotate; its references are final");
   if (m.finished) return make_error(m.db.path() + ": write after finish");
   const std::size_t cap = m.pending.size();
   while (!refs.empty()) {

@@ -127,6 +127,11 @@ class StoreWriter final : public ReferenceSink {
  public:
   static Result<std::unique_ptr<StoreWriter>> create(const std::string& path, const CaptureInfo& info,
                                                      const WriterOptions& options = {});
+  // Opens an existing store to add side tables only (page-map and DMA logs, tags, processes,
+  // reports, profiles, meta), e.g. `hmtt logs --store` after a capture. Its references are
+  // final: write() is an error. Each add_* call is one transaction; a foreign or damaged
+  // file is an error naming it.
+  static Result<std::unique_ptr<StoreWriter>> annotate(const std::string& path);
   ~StoreWriter() override;
   StoreWriter(const StoreWriter&) = delete;
   StoreWriter& operator=(const StoreWriter&) = delete;
