@@ -56,6 +56,8 @@ struct SimOptions {
   std::string workload = "appendix-a";
   std::string replay;                    // a trace file or store to replay instead of a workload
   std::string cycles_per_tick = "1";     // replay: request time = reference time x N/D
+  bool replay_config_space = false;      // replay: the trace's config-space accesses are I-Codes
+  std::string config_base;               // config space base address ("" = the top 8 MiB)
   std::uint64_t requests = 100000;
   std::uint32_t unit = 64;
   std::uint64_t seed = 1;
@@ -253,6 +255,21 @@ int run_sim(const SimOptions& o) {
   auto made = sim::make_controller_config(spec);
   if (!made.ok()) return app::fail(verb, made.error());
   sim::ControllerConfig cfg = *made;
+  if (!o.config_base.empty()) {
+    std::uint64_t base = 0;
+    try {
+      std::size_t used = 0;
+      base = std::stoull(o.config_base, &used, 0);
+      if (used != o.config_base.size()) throw std::invalid_argument("trailing characters");
+    } catch (const std::exception&) {
+      return app::fail(verb, make_error("--config-base '" + o.config_base + "': expected an address (e.g. 0x3e000000)"));
+    }
+    if (base % 4096 != 0 || base < (1u << 20) || base + cfg.config_space.bytes > cfg.map.capacity_bytes())
+      return app::fail(verb, make_error("--config-base '" + o.config_base +
+                                        "': must be page-aligned, at least 1 MiB, with the 8 MiB config space "
+                                        "inside the map's " + std::to_string(cfg.map.capacity_bytes()) + " bytes"));
+    cfg.config_space.base = base;
+  }
   const sim::DramTiming* timing = &cfg.timing;
   const sim::AddressMap* map = &cfg.map;
 
@@ -274,6 +291,12 @@ int run_sim(const SimOptions& o) {
     trace = std::move(*t);
     sim::ReplayConfig rc;
     rc.limit = cfg.config_space.base;
+    if (o.replay_config_space) {
+      // The trace brings its own I-Codes (a guest that reserved the config space):
+      // data addresses keep the whole map, config-space ones go out as I-Codes.
+      rc.limit = cfg.map.capacity_bytes();
+      rc.config_space = cfg.config_space;
+    }
     const auto slash = o.cycles_per_tick.find('/');
     try {
       rc.cycles_per_tick_num = std::stoull(o.cycles_per_tick.substr(0, slash));
@@ -494,6 +517,11 @@ void setup_sim(CLI::App& app, int& exit_code) {
                   "replay a trace file (any format hmtt import reads) or an hmtt store instead of a workload");
   sub->add_option("--cycles-per-tick", opts->cycles_per_tick, "replay: DDR cycles per trace tick, N or N/D")
       ->capture_default_str();
+  sub->add_flag("--replay-config-space", opts->replay_config_space,
+                "replay: the trace's config-space accesses are its own I-Codes (passed to the board as they are; "
+                "data addresses are not folded below the config space)");
+  sub->add_option("--config-base", opts->config_base,
+                  "base address of the 8 MiB config space (default: the top 8 MiB of the address map)");
   sub->add_option("-n,--requests", opts->requests, "data requests to issue (the workload's length)")
       ->capture_default_str();
   sub->add_option("--unit", opts->unit, "request size in bytes for the single micro-benchmarks (64..4096)")

@@ -23,6 +23,9 @@ std::optional<std::uint64_t> SyncTagAligner::take(std::uint64_t seq) {
 
 namespace {
 
+constexpr std::uint32_t kHugePageFlag = 1u << 31;  // HMTT_PTE_HUGE in fault_flags
+constexpr std::uint64_t kHugePages = 512;          // 4 KiB pages of a 2 MiB huge page
+
 std::string tag_note(const TagRecord& t) {
   switch (t.kind) {
     case TagKind::Begin: return "kernel log: begin tracing, pid " + std::to_string(t.pid);
@@ -79,7 +82,18 @@ KernelLogTables kernel_log_tables(const KernelLog& log, std::span<const store::E
     e.ppage = r.ppage;
     e.pte_addr = r.pte_addr;
     e.unmap = r.op == 2;  // HMTT_PTE_UNMAP; map and migrate install a mapping
-    out.page_map.push_back(e);
+    if ((r.fault_flags & kHugePageFlag) != 0 && r.vpage % kHugePages <= r.ppage) {
+      // A transparent huge page: one record for its 512 pages (the faulting one is
+      // named); the table holds every <vpage, ppage> it maps, all with this seq.
+      const std::uint64_t k = r.vpage % kHugePages;
+      for (std::uint64_t i = 0; i < kHugePages; ++i) {
+        e.vpage = r.vpage - k + i;
+        e.ppage = r.ppage - k + i;
+        out.page_map.push_back(e);
+      }
+    } else {
+      out.page_map.push_back(e);
+    }
     saw(r.tgid, r.header);
   }
   for (const auto& r : log.dma) {

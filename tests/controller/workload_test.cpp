@@ -186,3 +186,40 @@ TEST_CASE("trace replay: times never go back, oversized references are errors na
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().message.find("reference 4") != std::string::npos);
 }
+
+TEST_CASE("trace replay with a config space: the trace's own I-Codes go out as they are") {
+  const ConfigSpace space{0x3e00'0000, ConfigSpace::kDefaultBytes};
+  std::vector<Reference> refs = {
+      {1, 0x3e00'0000, 8, Kind::Read, Origin::Cpu, 1},                      // BEGIN
+      {2, 0x3f00'0000, 64, Kind::Write, Origin::Cpu, 0},                    // data above the config space
+      {3, 0x3e00'0000 + 0x1000 + 5 * 64 + 8, 8, Kind::Read, Origin::Cpu, 1},  // user event 5, mid-line
+      {4, 0x3e00'0040, 8, Kind::Read, Origin::Cpu, 1},                      // END
+  };
+  VectorSource src(refs);
+  ReplayConfig rc;
+  rc.limit = 1ull << 30;
+  rc.config_space = space;
+  ReferenceReplay replay(src, rc);
+  auto v = all(replay);
+  REQUIRE(v.size() == 4);
+  CHECK(v[0].address == space.base);
+  CHECK(v[0].label == RequestLabel::InnerCommand);
+  CHECK(v[0].tag == ConfigSpace::kBegin);
+  CHECK(v[0].size == 64);
+  CHECK(v[1].address == 0x3f00'0000);  // not folded below the config space
+  CHECK(v[1].label == RequestLabel::Data);
+  CHECK(v[2].address == space.address_of(ConfigSpace::kFirstUserEvent + 5));
+  CHECK(v[2].label == RequestLabel::UserEvent);
+  CHECK(v[2].tag == ConfigSpace::kFirstUserEvent + 5);
+  CHECK(v[3].tag == ConfigSpace::kEnd);
+
+  // Without it the same addresses are data, folded below the limit (the workloads' rule).
+  VectorSource src2(refs);
+  ReplayConfig folded;
+  folded.limit = space.base;
+  ReferenceReplay replay2(src2, folded);
+  auto w = all(replay2);
+  REQUIRE(w.size() == 4);
+  CHECK(w[0].label == RequestLabel::Data);
+  CHECK(w[0].address == 0);
+}

@@ -409,3 +409,25 @@ TEST_CASE("StoreWriter::annotate adds the aligned tables to a finished capture")
   CHECK_FALSE(hmtt::store::StoreWriter::annotate((dir / "missing.hmtt").string()).ok());
   fs::remove_all(dir);
 }
+
+TEST_CASE("a transparent huge page record gives the 512 mappings it installs") {
+  hmtt_rec_pte pte{};
+  pte.pid = 9;
+  pte.tgid = 9;
+  pte.op = HMTT_PTE_MAP;
+  pte.fault_flags = HMTT_PTE_HUGE;
+  pte.vpage = 0x7f200 + 3;  // the fault hit page 3 of the huge page
+  pte.ppage = 0x40000 + 3;
+  LogBuilder b;
+  b.add(HMTT_REC_PTE, 1, pte);
+  auto log = KernelLogDecoder{}.decode(b.bytes);
+  REQUIRE(log.ok());
+  const auto t = hmtt::driver::kernel_log_tables(*log, {}, 8);
+  REQUIRE(t.page_map.size() == 512);
+  CHECK(t.records == 1);
+  for (std::size_t i = 0; i < t.page_map.size(); ++i) {
+    CHECK(t.page_map[i].vpage == 0x7f200 + i);
+    CHECK(t.page_map[i].ppage == 0x40000 + i);
+    CHECK(t.page_map[i].seq == 1);
+  }
+}

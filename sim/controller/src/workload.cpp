@@ -186,6 +186,18 @@ Result<std::size_t> ReferenceReplay::read(std::span<MemoryRequest> out) {
     MemoryRequest q;
     q.time = std::max(last_time_, ref.time * c_.cycles_per_tick_num / c_.cycles_per_tick_den);
     last_time_ = q.time;
+    if (c_.config_space && c_.config_space->contains(ref.address)) {
+      const std::uint32_t index = c_.config_space->index_of(ref.address);
+      q.address = c_.config_space->address_of(index);
+      q.size = 64;
+      q.write = ref.kind == Kind::Write;
+      q.origin = ref.origin == Origin::Unknown ? Origin::Cpu : ref.origin;
+      q.source = ref.source;
+      q.label = ConfigSpace::label_of(index);
+      q.tag = index;
+      out[n++] = q;
+      continue;
+    }
     q.size = static_cast<std::uint32_t>(std::min<std::uint64_t>(size, c_.limit));
     q.address = ref.address % c_.limit;
     if (q.address + q.size > c_.limit) q.address = c_.limit - q.size;

@@ -44,7 +44,7 @@ class SyncTagAligner {
 
 // The store's side tables from a decoded log, each row's time aligned.
 struct KernelLogTables {
-  std::vector<store::PageMapEntry> page_map;
+  std::vector<store::PageMapEntry> page_map;  // a huge-page record gives its 512 <vpage, ppage> rows
   std::vector<store::DmaEntry> dma;
   std::vector<store::Event> tags;         // tag records (BEGIN/END/user) as EventType::Tag
   std::vector<store::Process> processes;  // pids seen in sched/syscall/page-map records

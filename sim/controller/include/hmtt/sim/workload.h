@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -117,6 +118,10 @@ struct ReplayConfig {
   std::uint64_t cycles_per_tick_num = 1;  // request time = reference time * num / den
   std::uint64_t cycles_per_tick_den = 1;
   std::uint64_t limit = 0;                // addresses wrap into [0, limit) (keeps the config space clear)
+  // When set, references inside this config space are not wrapped: they go out
+  // as the I-Codes they are (one 64-byte access at their line, labelled by
+  // index), e.g. a guest's own I-Codes in the virtual bench's trace.
+  std::optional<ConfigSpace> config_space;
 };
 
 // Replays references as requests: reads and instruction fetches become reads,
