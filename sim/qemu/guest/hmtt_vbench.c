@@ -8,7 +8,10 @@
  * logs a record) and a user I-Code event (one uncached load) at its start.
  *
  *   hmtt-vbench seq-read BYTES | seq-write BYTES | read-after-write BYTES |
- *               random-read BYTES COUNT | quicksort N | matmul N
+ *               random-read BYTES COUNT | quicksort N | matmul N | filecopy BYTES
+ *
+ * filecopy copies BYTES of the virtio disk /dev/vda (read through the page
+ * cache: the device writes it by DMA) into a file on the guest's tmpfs.
  *
  * It prints one line the host reads back:
  *   HMTT-VBENCH-REGION workload=W pid=P vaddr=0xV bytes=B count=N flush_bytes=F
@@ -16,6 +19,7 @@
  * and, after END, HMTT-VBENCH-DONE workload=W check=C.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,6 +193,28 @@ int main(int argc, char **argv)
 		for (i = 0; i < n * n; i++)
 			check += (uint64_t)c[i];
 		end(w, check);
+	} else if (!strcmp(w, "filecopy")) {
+		size_t chunk = 64 * 1024, done = 0;
+		uint8_t *buf = region(chunk);
+		int in = open("/dev/vda", O_RDONLY), out = open("/tmp/copy", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		if (in < 0 || out < 0)
+			die("open /dev/vda or /tmp/copy", errno);
+		memset(buf, 0, chunk);
+		begin(w, buf, chunk, bytes);
+		while (done < bytes) {
+			ssize_t n = read(in, buf, chunk < bytes - done ? chunk : bytes - done);
+
+			if (n <= 0)
+				die("read /dev/vda", n < 0 ? errno : EIO);
+			if (write(out, buf, (size_t)n) != n)
+				die("write /tmp/copy", errno);
+			check += buf[0];
+			done += (size_t)n;
+		}
+		end(w, done);
+		close(in);
+		close(out);
 	} else {
 		fprintf(stderr, "hmtt-vbench: unknown workload '%s'\n", w);
 		return 2;

@@ -8,6 +8,11 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 echo "HMTT-VBENCH-UP kernel=$(uname -r) cpus=$(nproc)"
+for m in $(cat /lib/modules/order); do
+	insmod /lib/modules/$m.ko || echo "HMTT-VBENCH-FAIL insmod $m"
+done
+i=0
+while [ ! -b /dev/vda ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 insmod /lib/modules/hmtt.ko base=$vbench_base size=$vbench_size buf_kb=4096 ||
 	{ echo "HMTT-VBENCH-FAIL insmod"; poweroff -f; }
 /bin/hmttctl --json status | sed 's/^/HMTT-VBENCH-STATUS /'
