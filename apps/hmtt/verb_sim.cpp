@@ -16,6 +16,7 @@
 #include <chrono>
 #include <thread>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,6 +40,13 @@
 #define HMTT_SIM_HAS_BOARD 1
 #else
 #define HMTT_SIM_HAS_BOARD 0
+#endif
+
+#if HMTT_SIM_HAS_BOARD && __has_include("hmtt/cosim/rtl_board.h")
+#include "hmtt/cosim/rtl_board.h"
+#define HMTT_SIM_HAS_RTL 1
+#else
+#define HMTT_SIM_HAS_RTL 0
 #endif
 
 namespace {
@@ -166,6 +174,97 @@ class CppBoard final : public BoardPort {
 };
 #endif
 
+#if HMTT_SIM_HAS_RTL
+// The board's RTL (rtl/hmtt_board_top.v) under Verilator, clocked every command
+// cycle (idle ones included); its Ethernet packets are unwrapped back into
+// frames, which the link outputs wrap again (byte-identical: the co-simulation
+// tier checks RTL packets against the model's).
+class RtlBoardPort final : public BoardPort {
+ public:
+  static Result<std::unique_ptr<BoardPort>> create(const board::BoardConfig& bc) {
+    if (bc.fifo_depth != board::kDefaultFifoDepth || bc.burst_bytes != 1472)
+      return make_error("--rtl: the RTL board is built with a 16384-entry FIFO (--fifo 16384)");
+    auto rb = cosim::make_rtl_board(bc.map.text());
+    if (!rb.ok()) return make_error("--rtl: " + rb.error().message);
+    cosim::RtlSettings s;
+    s.channel = static_cast<std::uint8_t>(bc.channel);
+    s.board_id = bc.encoder.board;
+    s.cfg_base = static_cast<std::uint32_t>(bc.config_base);
+    s.cfg_size = static_cast<std::uint32_t>(bc.config_size);
+    if (s.cfg_base != bc.config_base || s.cfg_size != bc.config_size)
+      return make_error("--rtl: the config space must lie below 4 GiB");
+    s.trace_on_reset = bc.trace_on_reset;
+    s.links = bc.encoder.links;
+    s.records_per_frame = bc.encoder.records_per_frame;
+    s.rate_q16 = bc.rate_q16;
+    s.clock_khz = bc.encoder.clock_khz;
+    s.host_mac = bc.addressing.host_mac;
+    s.host_ip = bc.addressing.host_ip;
+    s.base_port = bc.addressing.base_port;
+    auto port = std::unique_ptr<RtlBoardPort>(new RtlBoardPort(std::move(*rb)));
+    port->rtl_->reset(s);
+    return std::unique_ptr<BoardPort>(std::move(port));
+  }
+  Status consume(std::span<const sim::BusCycle> bus, std::span<const sim::IssuedAccess>) override {
+    for (const auto& bc : bus) {
+      if (bc.cycle > rtl_->now()) rtl_->idle(bc.cycle - rtl_->now());
+      rtl_->cycle(bc.pins);
+    }
+    return collect();
+  }
+  Status finish() override {
+    rtl_->idle(8);
+    rtl_->set_flush(true);
+    for (std::uint64_t guard = 0; !rtl_->drained(); ++guard) {
+      rtl_->idle(64);
+      HMTT_TRY(collect());
+      if (guard > 200000) return make_error("--rtl: the board did not drain after the flush");
+    }
+    rtl_->idle(64);
+    return collect();
+  }
+  bool has_frame() const override { return !frames_.empty(); }
+  wire::EncodedFrame pop_frame() override {
+    wire::EncodedFrame f = std::move(frames_.front());
+    frames_.pop_front();
+    return f;
+  }
+  bool needs_ground_truth() const override { return false; }
+
+ private:
+  explicit RtlBoardPort(std::unique_ptr<cosim::RtlBoard> rtl) : rtl_(std::move(rtl)) {}
+  Status collect() {
+    const cosim::RtlCounters c = rtl_->counters();
+    if (c.overrun)
+      return make_error("--rtl: link buffer overrun at board cycle " + std::to_string(rtl_->now()) +
+                        " (more than the links carry: lower the rate with --link-mbps)");
+    for (std::uint8_t l = 0; l < 4; ++l) {
+      auto& q = rtl_->packets[l];
+      while (!q.empty()) {
+        auto payload = wire::udp_payload(q.front(), true);
+        if (!payload.ok()) return make_error("--rtl: link " + std::to_string(l) + ": " + payload.error().message);
+        auto h = wire::parse_header(*payload);
+        if (!h.ok()) return make_error("--rtl: link " + std::to_string(l) + ": " + h.error().message);
+        wire::EncodedFrame f;
+        f.link = l;
+        f.sequence = h->sequence;
+        f.bytes.assign(payload->begin(), payload->end());
+        frames_.push_back(std::move(f));
+        q.pop_front();
+      }
+    }
+    references = c.references;
+    events = c.events;
+    dropped = c.dropped;
+    loss_records = c.loss_records;
+    orphans = c.orphans;
+    return {};
+  }
+  std::unique_ptr<cosim::RtlBoard> rtl_;
+  std::deque<wire::EncodedFrame> frames_;
+};
+#endif
+
 // Where a board's links go: one pcap file per link, or UDP to 127.0.0.1.
 class LinkOutput {
  public:
@@ -240,8 +339,9 @@ class LinkOutput {
 
 int run_sim(const SimOptions& o) {
   const std::string verb = "sim";
-  if (o.rtl)
-    return app::fail(verb, make_error("--rtl: the Verilator co-simulation of the RTL is not in this build yet"));
+  if (o.rtl && (!HMTT_SIM_HAS_RTL || o.ground_truth_frames))
+    return app::fail(verb, make_error(o.ground_truth_frames ? "--rtl and --ground-truth-frames exclude each other"
+                                                            : "--rtl: this build has no Verilated board (Verilator missing)"));
   if (o.links < 1 || o.links > 4) return app::fail(verb, make_error("--links " + std::to_string(o.links) + ": must be 1 to 4"));
   sim::ControllerSpec spec;
   spec.standard = o.standard;
@@ -322,7 +422,7 @@ int run_sim(const SimOptions& o) {
   sim::ICodeInterleaver requests(std::move(source), ic);
 
   // Boards: one per channel.
-  const std::string board_kind = HMTT_SIM_HAS_BOARD && !o.ground_truth_frames ? "cpp-model" : "ground-truth-framer";
+  const std::string board_kind = o.rtl ? "rtl" : HMTT_SIM_HAS_BOARD && !o.ground_truth_frames ? "cpp-model" : "ground-truth-framer";
   std::vector<std::unique_ptr<BoardPort>> boards;
   for (unsigned ch = 0; ch < o.channels; ++ch) {
     wire::EncoderConfig ec;
@@ -333,7 +433,7 @@ int run_sim(const SimOptions& o) {
     ec.addr_bits = static_cast<std::uint8_t>(std::max(20u, map->total_bits() - 6));
     Result<std::unique_ptr<BoardPort>> b = make_error("no board");
 #if HMTT_SIM_HAS_BOARD
-    if (board_kind == "cpp-model") {
+    if (board_kind == "cpp-model" || board_kind == "rtl") {
       board::BoardConfig bc;
       bc.map = *map;
       bc.channel = ch;
@@ -342,7 +442,10 @@ int run_sim(const SimOptions& o) {
       bc.encoder = ec;
       bc.fifo_depth = o.fifo;
       if (o.link_mbps > 0) bc.rate_q16 = board::link_rate_q16(o.link_mbps * 1e6, o.links, ec.clock_khz);
-      b = CppBoard::create(bc);
+#if HMTT_SIM_HAS_RTL
+      if (board_kind == "rtl") b = RtlBoardPort::create(bc);
+#endif
+      if (board_kind == "cpp-model") b = CppBoard::create(bc);
     }
 #endif
     if (board_kind == "ground-truth-framer") b = GroundTruthFramer::create(ec, cfg.config_space);
