@@ -42,8 +42,8 @@
 #define HMTT_SIM_HAS_BOARD 0
 #endif
 
-#if HMTT_SIM_HAS_BOARD && __has_include("hmtt/cosim/rtl_board.h")
-#include "hmtt/cosim/rtl_board.h"
+#if HMTT_SIM_HAS_BOARD && __has_include("hmtt/cosim/cosim.h")
+#include "hmtt/cosim/cosim.h"
 #define HMTT_SIM_HAS_RTL 1
 #else
 #define HMTT_SIM_HAS_RTL 0
@@ -186,21 +186,9 @@ class RtlBoardPort final : public BoardPort {
       return make_error("--rtl: the RTL board is built with a 16384-entry FIFO (--fifo 16384)");
     auto rb = cosim::make_rtl_board(bc.map.text());
     if (!rb.ok()) return make_error("--rtl: " + rb.error().message);
-    cosim::RtlSettings s;
-    s.channel = static_cast<std::uint8_t>(bc.channel);
-    s.board_id = bc.encoder.board;
-    s.cfg_base = static_cast<std::uint32_t>(bc.config_base);
-    s.cfg_size = static_cast<std::uint32_t>(bc.config_size);
+    const cosim::RtlSettings s = cosim::rtl_settings(bc);
     if (s.cfg_base != bc.config_base || s.cfg_size != bc.config_size)
       return make_error("--rtl: the config space must lie below 4 GiB");
-    s.trace_on_reset = bc.trace_on_reset;
-    s.links = bc.encoder.links;
-    s.records_per_frame = bc.encoder.records_per_frame;
-    s.rate_q16 = bc.rate_q16;
-    s.clock_khz = bc.encoder.clock_khz;
-    s.host_mac = bc.addressing.host_mac;
-    s.host_ip = bc.addressing.host_ip;
-    s.base_port = bc.addressing.base_port;
     auto port = std::unique_ptr<RtlBoardPort>(new RtlBoardPort(std::move(*rb)));
     port->rtl_->reset(s);
     return std::unique_ptr<BoardPort>(std::move(port));

@@ -39,23 +39,8 @@ base=0x3e000000
 size=0x800000
 
 # 1. Kernel image and headers (the kernel tier's cache is reused if given).
-if [ -z "${HMTT_KVER:-}" ]; then
-	hdr=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1 || true)
-	[ -n "$hdr" ] || die "no /usr/src/linux-headers-*-amd64: run scripts/deps.sh all"
-	HMTT_KVER=${hdr#/usr/src/linux-headers-}
-fi
-hdr=/usr/src/linux-headers-$HMTT_KVER
-cache=${HMTT_KERNEL_CACHE:-$work/cache}
-mkdir -p "$cache"
-img=$cache/linux-image-$HMTT_KVER
-if [ ! -f "$img/boot/vmlinuz-$HMTT_KVER" ]; then
-	say "fetching linux-image-$HMTT_KVER with apt-get download"
-	(cd "$cache" && rm -f linux-image-"$HMTT_KVER"_*.deb &&
-		apt-get download -q "linux-image-$HMTT_KVER" >/dev/null 2>"$cache/apt.err") \
-		|| die "apt-get download linux-image-$HMTT_KVER failed: $(cat "$cache/apt.err")"
-	rm -rf "$img.tmp" && dpkg-deb -x "$cache"/linux-image-"$HMTT_KVER"_*.deb "$img.tmp"
-	mv "$img.tmp" "$img"
-fi
+. "$src/scripts/guest-kernel.sh"
+guest_kernel "${HMTT_KERNEL_CACHE:-$work/cache}"
 
 # 2. The module, the guest programs, the initramfs, the plugin.
 mod=$work/module
@@ -75,28 +60,11 @@ cp /bin/busybox "$root/bin/busybox"
 cp "$src/sim/qemu/guest/init.sh" "$root/init"
 chmod 755 "$root/init"
 cp "$mod/hmtt.ko" "$root/lib/modules/"
-# virtio_blk and what it needs, in dependency order (modinfo reads each .ko's).
-kmods=$img/lib/modules/$HMTT_KVER/kernel
-order=()
-add_module() {
-	local name=$1 f dep
-	for dep in "${order[@]}"; do [ "$dep" = "$name" ] && return 0; done
-	f=$(find "$kmods" -name "$name.ko*" | head -n 1)
-	[ -n "$f" ] || die "module $name not in linux-image-$HMTT_KVER"
-	for dep in $(/sbin/modinfo -F depends "$f" | tr ',' ' '); do add_module "$dep"; done
-	order+=("$name")
-	case $f in
-	*.xz) xz -dc "$f" >"$root/lib/modules/$name.ko" ;;
-	*.zst) zstd -qdc "$f" >"$root/lib/modules/$name.ko" ;;
-	*) cp "$f" "$root/lib/modules/$name.ko" ;;
-	esac
-}
-add_module virtio_pci
-add_module virtio_blk
-echo "${order[@]}" >"$root/lib/modules/order"
+# virtio_blk and what it needs, in dependency order.
+guest_modules "$root" virtio_pci virtio_blk
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initramfs.cpio.gz"
 gcc -shared -fPIC -O2 -Wall -Wextra -Werror -Wno-unused-parameter -fvisibility=hidden \
-	-o "$work/libhmtt_llc.so" "$src/sim/qemu/plugin/hmtt_llc.c"
+	-I "$src/sim/qemu/plugin" -o "$work/libhmtt_llc.so" "$src/sim/qemu/plugin/hmtt_llc.c"
 say "kernel $HMTT_KVER, hmtt.ko, guest workloads and plugin built"
 
 # The virtio disk the filecopy workload reads (its DMA goes through the DMA API:

@@ -24,25 +24,8 @@ done
 [ -x /bin/busybox ] || die "busybox-static missing: run scripts/deps.sh all"
 
 # 1. Headers and the matching kernel image.
-if [ -z "${HMTT_KVER:-}" ]; then
-	hdr=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1 || true)
-	[ -n "$hdr" ] || die "no /usr/src/linux-headers-*-amd64: run scripts/deps.sh all"
-	HMTT_KVER=${hdr#/usr/src/linux-headers-}
-fi
-hdr=/usr/src/linux-headers-$HMTT_KVER
-[ -d "$hdr" ] || die "$hdr missing"
-cache=$work/cache
-mkdir -p "$cache"
-img=$cache/linux-image-$HMTT_KVER
-if [ ! -f "$img/boot/vmlinuz-$HMTT_KVER" ]; then
-	say "fetching linux-image-$HMTT_KVER with apt-get download"
-	(cd "$cache" && rm -f linux-image-"$HMTT_KVER"_*.deb &&
-		apt-get download -q "linux-image-$HMTT_KVER" >/dev/null 2>"$cache/apt.err") \
-		|| die "apt-get download linux-image-$HMTT_KVER failed: $(cat "$cache/apt.err")"
-	rm -rf "$img.tmp" && dpkg-deb -x "$cache"/linux-image-"$HMTT_KVER"_*.deb "$img.tmp"
-	mv "$img.tmp" "$img"
-fi
-kmods=$img/lib/modules/$HMTT_KVER/kernel
+. "$src/scripts/guest-kernel.sh"
+guest_kernel "$work/cache"
 say "kernel $HMTT_KVER"
 
 # 2. The module, with the kernel's extra warnings, as errors.
@@ -80,30 +63,13 @@ gcc "${cflags[@]}" "${inc[@]}" -o "$root/bin/hmttctl" \
 cp /bin/busybox "$root/bin/busybox"
 cp "$src/tests/kernel/guest/init.sh" "$root/init"
 cp "$mod/hmtt.ko" "$stress/hmtt_stress.ko" "$root/lib/modules/"
-# virtio_blk and what it needs, in dependency order (the package has no
-# modules.dep; modinfo reads the dependencies from each .ko).
-order=()
-add_module() {
-	local name=$1 f dep
-	for dep in "${order[@]}"; do [ "$dep" = "$name" ] && return 0; done
-	f=$(find "$kmods" -name "$name.ko*" | head -n 1)
-	[ -n "$f" ] || die "module $name not in linux-image-$HMTT_KVER"
-	for dep in $(/sbin/modinfo -F depends "$f" | tr ',' ' '); do add_module "$dep"; done
-	order+=("$name")
-	case $f in
-	*.xz) xz -dc "$f" >"$root/lib/modules/$name.ko" ;;
-	*.zst) zstd -qdc "$f" >"$root/lib/modules/$name.ko" ;;
-	*) cp "$f" "$root/lib/modules/$name.ko" ;;
-	esac
-}
-add_module virtio_pci
-add_module virtio_blk
-echo "${order[@]}" >"$root/lib/modules/order"
+# virtio_blk and what it needs, in dependency order.
+guest_modules "$root" virtio_pci virtio_blk
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initramfs.cpio.gz"
 
 # The board stand-in: a TCG plugin logging every access to the config space.
 gcc -shared -fPIC -O2 -Wall -Wextra -Werror -Wno-unused-parameter -fvisibility=hidden \
-	-o "$work/libcfgspy.so" "$src/tests/kernel/plugin/cfgspy.c"
+	-I "$src/sim/qemu/plugin" -o "$work/libcfgspy.so" "$src/tests/kernel/plugin/cfgspy.c"
 
 # 4. A virtio disk with known content.
 disk_bytes=$((8 << 20))

@@ -46,6 +46,23 @@ std::string CosimScore::summary() const {
   return s;
 }
 
+RtlSettings rtl_settings(const board::BoardConfig& config) {
+  RtlSettings s;
+  s.channel = static_cast<std::uint8_t>(config.channel);
+  s.board_id = config.encoder.board;
+  s.cfg_base = static_cast<std::uint32_t>(config.config_base);
+  s.cfg_size = static_cast<std::uint32_t>(config.config_size);
+  s.trace_on_reset = config.trace_on_reset;
+  s.links = config.encoder.links;
+  s.records_per_frame = config.encoder.records_per_frame;
+  s.rate_q16 = config.rate_q16;
+  s.clock_khz = config.encoder.clock_khz;
+  s.host_mac = config.addressing.host_mac;
+  s.host_ip = config.addressing.host_ip;
+  s.base_port = config.addressing.base_port;
+  return s;
+}
+
 Result<CosimScore> run_cosim(const board::BoardConfig& config, std::span<const sim::BusCycle> bus,
                              std::span<const sim::IssuedAccess> issued, bool with_rtl) {
   CosimScore sc;
@@ -69,19 +86,7 @@ Result<CosimScore> run_cosim(const board::BoardConfig& config, std::span<const s
     auto rb = make_rtl_board(config.map.text());
     if (!rb) return rb.error();
     RtlBoard& rtl = **rb;
-    RtlSettings s;
-    s.channel = static_cast<std::uint8_t>(config.channel);
-    s.board_id = config.encoder.board;
-    s.cfg_base = static_cast<std::uint32_t>(config.config_base);
-    s.cfg_size = static_cast<std::uint32_t>(config.config_size);
-    s.trace_on_reset = config.trace_on_reset;
-    s.links = config.encoder.links;
-    s.records_per_frame = config.encoder.records_per_frame;
-    s.rate_q16 = config.rate_q16;
-    s.clock_khz = config.encoder.clock_khz;
-    s.host_mac = config.addressing.host_mac;
-    s.host_ip = config.addressing.host_ip;
-    s.base_port = config.addressing.base_port;
+    const RtlSettings s = rtl_settings(config);
     if (config.fifo_depth != board::kDefaultFifoDepth || config.burst_bytes != 1472)
       return make_error("cosim: the RTL board is built with FIFO depth 16384 and burst 1472 bytes");
     t0 = cpu_now();

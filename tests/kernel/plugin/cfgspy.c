@@ -8,8 +8,8 @@
  *
  *   -plugin ./libcfgspy.so,base=0x1e000000,size=0x800000,out=FILE
  *
- * QEMU 7.2 (Debian 12) ships no qemu-plugin.h; the few declarations below
- * are the stable plugin ABI of that version (QEMU_PLUGIN_VERSION 1).
+ * QEMU 7.2 (Debian 12) ships no qemu-plugin.h: sim/qemu/plugin/qemu_plugin_v1.h
+ * declares the stable plugin ABI of that version (QEMU_PLUGIN_VERSION 1).
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -19,30 +19,7 @@
 #include <string.h>
 #include <pthread.h>
 
-typedef uint64_t qemu_plugin_id_t;
-typedef uint32_t qemu_plugin_meminfo_t;
-struct qemu_plugin_tb;
-struct qemu_plugin_insn;
-struct qemu_plugin_hwaddr;
-typedef struct qemu_info_t qemu_info_t;
-enum qemu_plugin_cb_flags { QEMU_PLUGIN_CB_NO_REGS };
-enum qemu_plugin_mem_rw { QEMU_PLUGIN_MEM_R = 1, QEMU_PLUGIN_MEM_W, QEMU_PLUGIN_MEM_RW };
-typedef void (*qemu_plugin_vcpu_mem_cb_t)(unsigned int vcpu, qemu_plugin_meminfo_t info,
-					  uint64_t vaddr, void *userdata);
-typedef void (*qemu_plugin_tb_trans_cb_t)(qemu_plugin_id_t id, struct qemu_plugin_tb *tb);
-typedef void (*qemu_plugin_atexit_cb_t)(qemu_plugin_id_t id, void *userdata);
-
-void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id, qemu_plugin_tb_trans_cb_t cb);
-size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
-uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *tb);
-struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb, size_t idx);
-void qemu_plugin_register_vcpu_mem_cb(struct qemu_plugin_insn *insn, qemu_plugin_vcpu_mem_cb_t cb,
-				      enum qemu_plugin_cb_flags flags, enum qemu_plugin_mem_rw rw,
-				      void *userdata);
-struct qemu_plugin_hwaddr *qemu_plugin_get_hwaddr(qemu_plugin_meminfo_t info, uint64_t vaddr);
-uint64_t qemu_plugin_hwaddr_phys_addr(const struct qemu_plugin_hwaddr *haddr);
-bool qemu_plugin_mem_is_store(qemu_plugin_meminfo_t info);
-void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id, qemu_plugin_atexit_cb_t cb, void *userdata);
+#include "qemu_plugin_v1.h"
 
 __attribute__((visibility("default"))) int qemu_plugin_version = 1;
 

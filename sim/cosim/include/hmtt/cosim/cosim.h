@@ -8,6 +8,7 @@
 #include <string>
 
 #include "hmtt/board/board_model.h"
+#include "hmtt/cosim/rtl_board.h"
 #include "hmtt/result.h"
 #include "hmtt/sim/command_stream.h"
 
@@ -43,6 +44,9 @@ struct CosimScore {
 
 // Runs `bus` through the model (and the RTL when `with_rtl`) and scores it.
 // `issued` is the ground truth for the same bus.
+// The RTL board's settings for a C++ model configuration (the same board).
+RtlSettings rtl_settings(const board::BoardConfig& config);
+
 Result<CosimScore> run_cosim(const board::BoardConfig& config, std::span<const sim::BusCycle> bus,
                              std::span<const sim::IssuedAccess> issued, bool with_rtl);
 
