@@ -195,7 +195,7 @@ void setup_vbench(CLI::App& app, int& exit_code) {
   cmd->add_option("--workdir,-d", o->workdir, "directory for the guest, the trace and the store")->capture_default_str();
   cmd->add_option("--workloads", o->workloads,
                   "NAME:ARG[:ARG],... of seq-read BYTES, seq-write BYTES, read-after-write BYTES, "
-                  "random-read BYTES COUNT, quicksort N, matmul N (default: the micro-benchmarks and quicksort)");
+                  "random-read BYTES COUNT, quicksort N, matmul N, filecopy BYTES (default: all of them)");
   cmd->add_option("--llc", o->llc, "last-level cache model: bytes")->capture_default_str();
   cmd->add_option("--ways", o->ways, "last-level cache model: ways")->capture_default_str();
   cmd->add_option("--cache", o->cache, "on, or off to pass every access (CR0.CD in the paper)")->capture_default_str();
