@@ -131,11 +131,15 @@ FrameClassification FrameClassifier::classify(std::span<const std::uint64_t> fra
   if (auto p = spectrum_.find_period(frame, knobs_.repeat_tolerance)) {
     c.cls = FrameClass::Periodic;
     c.period = p->period;
-    const std::uint64_t lo = *std::min_element(frame.begin(), frame.end());
-    const std::uint64_t hi = *std::max_element(frame.begin(), frame.end());
-    c.step = p->period > 1 ? static_cast<std::int64_t>(std::llround(static_cast<double>(hi - lo) /
-                                                                     static_cast<double>(p->period - 1)))
-                           : 0;
+    // The loop step: the median positive difference (the body's instruction
+    // length), so a body with one far call stays compact when regenerated.
+    std::vector<std::uint64_t> ups;
+    for (std::size_t i = 1; i < frame.size(); ++i)
+      if (frame[i] > frame[i - 1]) ups.push_back(frame[i] - frame[i - 1]);
+    if (p->period > 1 && !ups.empty()) {
+      std::nth_element(ups.begin(), ups.begin() + static_cast<std::ptrdiff_t>(ups.size() / 2), ups.end());
+      c.step = static_cast<std::int64_t>(ups[ups.size() / 2]);
+    }
     return c;
   }
   const auto r = randomness_test(frame);

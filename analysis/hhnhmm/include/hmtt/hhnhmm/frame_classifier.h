@@ -12,7 +12,8 @@
 //               deviation) is the period when that relative difference is at
 //               most `repeat_tolerance` and p <= N/2 (two whole periods). A
 //               constant frame is periodic with period 1. Value: the period
-//               and the loop's step (address span / (period - 1)).
+//               and the loop's step (the median positive difference; the
+//               paper's Algorithm 3 steps by 1).
 //   Random      the difference-sign test (plus signs: mean (N-1)/2, variance
 //               (N+1)/12) and its turning-point variant (mean 2(N-2)/3,
 //               variance (16N-29)/90) both within `z_critical` standard
@@ -110,7 +111,7 @@ struct FrameClassification {
   FrameClass cls = FrameClass::Other;
   double slope = 0;           // Sequential
   std::size_t period = 0;     // Periodic
-  std::int64_t step = 0;      // Periodic: loop step
+  std::int64_t step = 0;      // Periodic: loop step (median positive difference)
   std::int64_t jump = 0;      // Jump
 };
 
