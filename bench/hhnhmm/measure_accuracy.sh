@@ -26,6 +26,16 @@ for t in grep awk gzip sort bzip2; do
   nice -n 15 $H profile $t.I.lackey --method hhnhmm -o $t.json > /dev/null
   nice -n 15 $H synth $t.json -o $t.syn.hmtt --compare $t.I.lackey --json > $t.cmp.json
 done
+# Data references (lackey L/S/M) and the built-in demo workload, against the IRM floor.
+for t in grep awk gzip sort bzip2 demo; do
+  src=$t.D.lackey
+  if [ $t = demo ]; then src=demo:1000000; else grep -v '^I' $t.lackey > $t.D.lackey; fi
+  for m in hhnhmm irm; do
+    rm -f $t.D.$m.json $t.D.$m.hmtt
+    nice -n 15 $H profile $src --method $m -o $t.D.$m.json --json > $t.D.$m.prof
+    nice -n 15 $H synth $t.D.$m.json -o $t.D.$m.hmtt --compare $src --json > $t.D.$m.cmp
+  done
+done
 python3 - <<'PY'
 import json
 T = ['grep', 'awk', 'gzip', 'sort', 'bzip2']
@@ -49,4 +59,15 @@ for t in T:
     print('| %s | %.4f / %.4f | %s | %.4f / %.4f | %.4f |' % (t, he['mean_abs'], he['max_abs'],
           ', '.join('%s %.4f' % (k, v['mean_abs']) for k, v in pl.items()), le['mean_abs'], le['max_abs'],
           c['locality_surface_distance']))
+print("| trace | references | classified | S / P / R / J / O | hhnhmm: hierarchy mean, L1 mean, LRU mean, locality | irm: hierarchy mean, L1 mean, LRU mean, locality |")
+for t in T + ['demo']:
+    row = []
+    for m in ['hhnhmm', 'irm']:
+        c = json.load(open('%s.D.%s.cmp' % (t, m)))['compare']
+        row.append('%.4f, %.4f, %.4f, %.4f' % (c['hierarchy_error']['mean_abs'], c['hierarchy_error_per_level']['L1']['mean_abs'],
+                                             c['lru_error']['mean_abs'], c['locality_surface_distance']))
+    p = json.load(open('%s.D.hhnhmm.json' % t))
+    f = p['frames']
+    print('| %s | %s | %.1f %% | %s | %s | %s |' % (t, format(p['references'], ','), 100 * p['classification_rate'],
+          ' / '.join(str(f[k]) for k in ['sequential', 'periodic', 'random', 'jump', 'other']), row[0], row[1]))
 PY

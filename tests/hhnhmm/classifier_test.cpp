@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <map>
 #include <random>
 
 #include "hmtt/hhnhmm/codebook.h"
@@ -176,11 +177,15 @@ TEST_CASE("Random frames' Stat: 16-bin histogram summing to one, range relative 
   // Asking for more codewords than distinct vectors gives no more than there are.
   const auto one = Codebook::train(std::vector<RandomFrameStat>(10, stats[0]), 8, 1);
   CHECK(one.codewords().size() == 1);
-  // Drawing from a codeword stays in its range.
+  // genRseq's inverse transform returns a bin's value (its centre): 16 values, each as often as its bin.
   std::mt19937_64 g(5);
-  for (int i = 0; i < 1000; ++i) {
-    const double v = draw_from_codeword(s, g);
-    CHECK(v >= 100);
-    CHECK(v <= 250);
+  std::map<double, int> seen;
+  const int draws = 16000;
+  for (int i = 0; i < draws; ++i) ++seen[draw_from_codeword(s, g)];
+  REQUIRE(seen.size() == 16);
+  int k = 0;
+  for (const auto& [v, count] : seen) {
+    CHECK(v == doctest::Approx(100 + (250.0 - 100) / 16 * (k++ + 0.5)));
+    CHECK(count == doctest::Approx(draws / 16).epsilon(0.1));
   }
 }

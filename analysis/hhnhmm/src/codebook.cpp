@@ -35,7 +35,7 @@ double draw_from_codeword(const RandomFrameStat& c, std::mt19937_64& rng) {
     }
   }
   const double width = (c.max - c.min) / static_cast<double>(kHistogramBins);
-  return c.min + width * (static_cast<double>(bin) + u(rng));
+  return c.min + width * (static_cast<double>(bin) + 0.5);
 }
 
 std::vector<double> Codebook::features(const RandomFrameStat& s) const {

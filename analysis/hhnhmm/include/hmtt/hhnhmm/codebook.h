@@ -30,7 +30,10 @@ struct RandomFrameStat {
 RandomFrameStat random_frame_stat(std::span<const std::uint64_t> frame, std::uint64_t start);
 
 // genRseq's draw: one value from the codeword's distribution by inverse
-// transform over its cumulative histogram (uniform within a bin), relative to start.
+// transform over its cumulative histogram, relative to start. As in the paper
+// the array's value is returned: the centre of the bin the uniform number
+// falls in (drawing uniformly inside the bin instead spreads a frame over
+// every line of a range that can span the whole address space).
 double draw_from_codeword(const RandomFrameStat& codeword, std::mt19937_64& rng);
 
 class Codebook {
