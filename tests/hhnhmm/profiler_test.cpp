@@ -6,6 +6,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
+#include <iterator>
+#include <random>
 #include <set>
 
 #include <unistd.h>
@@ -165,6 +168,43 @@ TEST_CASE("bad profiles are errors naming the field, never a crash") {
   CHECK_FALSE(p->synthesize("{not json", {}).ok());
   CHECK_FALSE(p->synthesize(R"({"format":"hmtt-profile","method":"irm"})", {}).ok());
   CHECK_FALSE(p->synthesize(R"({"format":"hmtt-profile","method":"hhnhmm"})", {}).ok());
+}
+
+TEST_CASE("mutated profiles: every value replaced by extremes or wrong types never crashes synth") {
+  const auto data = make_profile(program_trace(60), {"kinds=ifetch", "frame_length=40"});
+  const Json original = Json::parse(data);
+  // Every leaf's JSON pointer.
+  std::vector<Json::json_pointer> leaves;
+  std::function<void(const Json&, const Json::json_pointer&)> walk = [&](const Json& j, const Json::json_pointer& at) {
+    if (j.is_object()) {
+      for (auto it = j.begin(); it != j.end(); ++it) walk(it.value(), at / it.key());
+    } else if (j.is_array()) {
+      for (std::size_t i = 0; i < j.size(); ++i) walk(j[i], at / i);
+    } else {
+      leaves.push_back(at);
+    }
+  };
+  walk(original, Json::json_pointer());
+  REQUIRE(leaves.size() > 100);
+  const Json replacements[] = {-1, 0, 1, 3.5, -1e18, 1e18, 1e308, -1e308, "x", nullptr, Json::array(), 4096, 1u << 31};
+  std::mt19937_64 rng(12);
+  auto p = analysis::make_hhnhmm_profiler();
+  int accepted = 0;
+  for (int t = 0; t < 400; ++t) {
+    Json j = original;
+    for (int k = 0; k < 1 + t % 3; ++k)
+      j[leaves[rng() % leaves.size()]] = replacements[rng() % std::size(replacements)];
+    auto syn = p->synthesize(j.dump(), {.length = 5000, .seed = 1});
+    if (!syn.ok()) {
+      CHECK(syn.error().message.rfind("profile", 0) == 0);
+      continue;
+    }
+    ++accepted;
+    auto out = collect(**syn);
+    REQUIRE(out.ok());
+    CHECK(out->size() == 5000);
+  }
+  MESSAGE(accepted << " of 400 mutated profiles were still valid models");
 }
 
 TEST_CASE("bad knobs and a trace shorter than one frame are errors") {

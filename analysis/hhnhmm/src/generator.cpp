@@ -6,7 +6,9 @@
 namespace hmtt::hhnhmm {
 
 namespace {
+// Address arithmetic wraps (unsigned), so no profile value can overflow a signed type.
 std::uint64_t offset(std::uint64_t start, std::int64_t by) { return start + static_cast<std::uint64_t>(by); }
+std::uint64_t times(std::int64_t step, std::uint64_t k) { return static_cast<std::uint64_t>(step) * k; }
 }  // namespace
 
 std::vector<std::uint64_t> periodic_frame(std::uint64_t start, std::uint64_t period, std::int64_t step, std::size_t n) {
@@ -19,7 +21,7 @@ std::vector<std::uint64_t> periodic_frame(std::uint64_t start, std::uint64_t per
       f[i - 1] = start;
       j = 1;
     } else {
-      f[i - 1] = offset(start, (j - 1) * step);
+      f[i - 1] = start + times(step, static_cast<std::uint64_t>(j - 1));
     }
   }
   return f;
@@ -36,9 +38,9 @@ std::vector<std::uint64_t> jump_frame(std::uint64_t start, std::int64_t jump, st
   const std::size_t half = n / 2;
   for (std::size_t i = 0; i < n; ++i) {
     if (i < half)
-      f[i] = offset(start, step * static_cast<std::int64_t>(i + 1));
+      f[i] = start + times(step, i + 1);
     else
-      f[i] = offset(start, jump - step * static_cast<std::int64_t>(n - 1 - i));
+      f[i] = offset(start, jump) - times(step, n - 1 - i);
   }
   return f;
 }
@@ -46,13 +48,14 @@ std::vector<std::uint64_t> jump_frame(std::uint64_t start, std::int64_t jump, st
 SyntheticFrameGenerator::SyntheticFrameGenerator(HhnhmmModel model, std::uint64_t seed)
     : model_(std::move(model)), rng_(seed), start_(model_.first_address) {}
 
-std::uint64_t SyntheticFrameGenerator::fold(std::int64_t address) const {
-  const auto lo = static_cast<std::int64_t>(model_.address_min);
-  const auto width = static_cast<std::int64_t>(model_.address_max - model_.address_min) + 1;
-  if (width <= 0) return static_cast<std::uint64_t>(address);
-  std::int64_t r = (address - lo) % width;
-  if (r < 0) r += width;
-  return static_cast<std::uint64_t>(lo + r);
+std::uint64_t SyntheticFrameGenerator::fold(std::uint64_t address) const {
+  const std::uint64_t lo = model_.address_min;
+  const std::uint64_t width = model_.address_max - model_.address_min + 1;
+  if (width == 0) return address;  // the whole 64-bit space
+  if (address >= lo && address - lo < width) return address;
+  // Below the range, fold from the top (as a signed modulo would); above it, from the bottom.
+  if (address < lo) return model_.address_max - (lo - address - 1) % width;
+  return lo + (address - lo) % width;
 }
 
 const std::vector<std::uint64_t>& SyntheticFrameGenerator::next_frame() {
@@ -97,7 +100,9 @@ const std::vector<std::uint64_t>& SyntheticFrameGenerator::next_frame() {
     case FrameClass::Jump:
     {
       const std::int64_t v_j = model_.jump_symbols[std::min(sym, model_.jump_symbols.size() - 1)];
-      const std::int64_t jump = model_.jump_absolute ? v_j - static_cast<std::int64_t>(start_) : v_j;
+      const auto jump = model_.jump_absolute
+                            ? static_cast<std::int64_t>(static_cast<std::uint64_t>(v_j) - start_)
+                            : v_j;
       frame_ = jump_frame(start_, jump, model_.jump_step, n);
     }
       break;
@@ -108,7 +113,7 @@ const std::vector<std::uint64_t>& SyntheticFrameGenerator::next_frame() {
       break;
     }
   }
-  for (auto& a : frame_) a = fold(static_cast<std::int64_t>(a));
+  for (auto& a : frame_) a = fold(a);
   start_ = frame_.back();
   const std::size_t next = h.draw_next(hidden_, rng_);
   if (next >= h.states())

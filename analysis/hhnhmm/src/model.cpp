@@ -336,7 +336,20 @@ Result<const Json*> section(const Json& j, const std::string& name) {
 
 }  // namespace
 
+Result<HhnhmmModel> read_model(const Json& j);
+
 Result<HhnhmmModel> model_from_json(const Json& j) {
+  // Every field is checked by name below; this catch turns anything a check
+  // missed into an error too, never an exception out of `hmtt synth`.
+  try {
+    return read_model(j);
+  } catch (const std::exception& e) {
+    return make_error(std::string("profile: ") + e.what());
+  }
+}
+
+Result<HhnhmmModel> read_model(const Json& j) {
+  if (!j.is_object()) return make_error("profile: not an object");
   HhnhmmModel m;
   HHNHMM_FIELD(refs, std::uint64_t, j, "references", "");
   HHNHMM_FIELD(n, std::size_t, j, "frame_length", "");
@@ -353,8 +366,13 @@ Result<HhnhmmModel> model_from_json(const Json& j) {
   m.address_max = hi;
   m.jump_step = step;
   if (auto fr = j.find("frames"); fr != j.end() && fr->is_object())
-    for (std::size_t c = 0; c < kFrameClassCount; ++c)
-      m.frames[c] = fr->value(std::string(class_name(static_cast<FrameClass>(c))), std::uint64_t{0});
+    for (std::size_t c = 0; c < kFrameClassCount; ++c) {
+      const std::string name(class_name(static_cast<FrameClass>(c)));
+      const auto it = fr->find(name);
+      if (it == fr->end()) continue;
+      if (!it->is_number_unsigned()) return make_error("profile: frames." + name + ": not a count");
+      m.frames[c] = it->get<std::uint64_t>();
+    }
 
   auto chain = section(j, "chain");
   if (!chain) return chain.error();

@@ -41,7 +41,7 @@ class SyntheticFrameGenerator {
   const HhnhmmModel& model() const { return model_; }
 
  private:
-  std::uint64_t fold(std::int64_t address) const;
+  std::uint64_t fold(std::uint64_t address) const;
   HhnhmmModel model_;
   std::mt19937_64 rng_;
   FrameClass cls_ = FrameClass::Other;
