@@ -336,7 +336,9 @@ Result<const Json*> section(const Json& j, const std::string& name) {
 
 }  // namespace
 
+namespace {
 Result<HhnhmmModel> read_model(const Json& j);
+}  // namespace
 
 Result<HhnhmmModel> model_from_json(const Json& j) {
   // Every field is checked by name below; this catch turns anything a check
@@ -347,6 +349,8 @@ Result<HhnhmmModel> model_from_json(const Json& j) {
     return make_error(std::string("profile: ") + e.what());
   }
 }
+
+namespace {
 
 Result<HhnhmmModel> read_model(const Json& j) {
   if (!j.is_object()) return make_error("profile: not an object");
@@ -477,5 +481,7 @@ Result<HhnhmmModel> read_model(const Json& j) {
   }
   return m;
 }
+
+}  // namespace
 
 }  // namespace hmtt::hhnhmm
