@@ -1,0 +1,110 @@
+// The Chameleon tracer (paper section 2.2, with the sampling of section 3):
+// one pass over the references captures the memory signature.
+//
+//   - the reuse distance of every reference at the widest block (an exact LRU
+//     stack, analysis::LruStackDistance), counted in the signature histogram;
+//   - per block, an access-history tree (AccessHistoryTrees): a binary tree
+//     whose root is the block and whose leaves are its words. An access walks
+//     root to leaf; at every node visited before it counts "yes" for the
+//     node's level (and the reference's alpha bin) when it takes the same
+//     edge as the previous visit, "no" otherwise; a node's first visit
+//     counts only its direction;
+//   - interval sampling (section 3.1): `sample_on` references characterised,
+//     then `sample_off` skipped; the history (stack and trees) starts empty
+//     at every interval, exactly the cold-start penalty the paper describes;
+//   - regions (section 3.2's basic-block signatures): references are
+//     attributed to code regions by time; the simulation state is shared, only
+//     the counts are kept per region.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "hmtt/analysis/reuse_distance.h"
+#include "hmtt/chameleon/signature.h"
+
+namespace hmtt::chameleon {
+
+// A region of the trace: references with t0 <= time < t1.
+struct CodeRegion {
+  std::uint32_t id = 0;
+  std::string name;
+  std::uint64_t t0 = 0, t1 = 0;
+};
+
+// Region map text, one region per line ('#' comments, numbers decimal or 0x-hex):
+//   region ID NAME T0 T1
+// (the region lines of METRIC's reference-point map, so one file serves both).
+// Regions must not overlap; errors name `name:line`.
+Result<std::vector<CodeRegion>> parse_regions(const std::string& text, const std::string& name);
+
+// Per-block access-history trees: a visited bit and a direction bit per node,
+// and a visited bit per leaf (heap order: leaves are 2^levels .. 2^(levels+1)-1).
+class AccessHistoryTrees {
+ public:
+  explicit AccessHistoryTrees(std::size_t levels);
+  // Index of a new tree (all nodes unvisited).
+  std::uint32_t add();
+  void clear() { bits_.clear(); trees_ = 0; }
+  std::size_t levels() const { return levels_; }
+  // Node `node` (heap order: root 1, children 2n and 2n+1) of tree `t`.
+  bool visited(std::uint32_t t, std::size_t node) const { return bit(t, 0, node); }
+  bool went_right(std::uint32_t t, std::size_t node) const { return bit(t, 1, node); }
+  void mark(std::uint32_t t, std::size_t node, bool right);
+
+ private:
+  bool bit(std::uint32_t t, std::size_t plane, std::size_t node) const {
+    const std::uint64_t w = bits_[(t * 2 + plane) * words_ + node / 64];
+    return (w >> (node % 64)) & 1u;
+  }
+  std::size_t levels_;
+  std::size_t words_;  // 64-bit words per plane
+  std::vector<std::uint64_t> bits_;
+  std::uint32_t trees_ = 0;
+};
+
+struct TracerOptions {
+  SignatureShape shape;
+  std::uint64_t sample_on = 0;   // references characterised per interval; 0 = all (no sampling)
+  std::uint64_t sample_off = 0;  // references skipped after each interval
+  std::vector<CodeRegion> regions;  // empty = one signature for the whole trace
+};
+
+class SignatureTracer {
+ public:
+  explicit SignatureTracer(TracerOptions options);
+  // One reference, in stream order.
+  void access(const Reference& ref);
+  void access(std::span<const Reference> refs) {
+    for (const Reference& r : refs) access(r);
+  }
+  // After the last reference: sums the regions into the whole signature.
+  void finish();
+  std::uint64_t seen() const { return seen_; }          // references offered
+  std::uint64_t sampled() const { return whole_.references; }
+  // The whole trace's signature (the sum of the regions' signatures).
+  const MemorySignature& signature() const { return whole_; }
+  // One signature per region; the last is "other" (references in no region).
+  const std::vector<MemorySignature>& region_signatures() const { return per_region_; }
+  const std::vector<CodeRegion>& regions() const { return options_.regions; }
+
+ private:
+  void restart_history();
+  std::size_t region_of(std::uint64_t time);
+
+  TracerOptions options_;
+  std::size_t levels_;
+  std::uint64_t word_shift_;
+  std::unique_ptr<analysis::LruStackDistance> stack_;
+  analysis::BlockMap tree_of_;  // block -> tree index + 1
+  AccessHistoryTrees trees_;
+  MemorySignature whole_;
+  std::vector<MemorySignature> per_region_;
+  std::size_t region_hint_ = 0;
+  std::uint64_t seen_ = 0;
+};
+
+}  // namespace hmtt::chameleon
