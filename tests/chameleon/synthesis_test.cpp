@@ -328,3 +328,28 @@ TEST_CASE("chameleon synth: a real program traced by Valgrind lackey") {
     CHECK(e.max <= (level == "L2" ? 0.35 : 0.08));
   }
 }
+
+TEST_CASE("chameleon: alpha split by node age round-trips and keeps the 512 B rates") {
+  const auto trace = demo(20000);
+  const std::string data = profile_of(trace, {"age_bins=4"});
+  auto parsed = parse_profile(data);
+  REQUIRE(parsed.ok());
+  CHECK(parsed->shape.age_bins == 4);
+  CHECK(parsed->signature.alpha_yes.size() == kAlphaBins * 4 * 2 * 7);
+  // The pooled (paper) alpha does not depend on the split: same counts summed.
+  SignatureTracer plain({{512, 4, 4, 1}, 0, 0, {}});
+  plain.access(trace);
+  plain.finish();
+  for (std::size_t b = 0; b < kAlphaBins; ++b)
+    for (std::size_t l = 0; l < 7; ++l)
+      CHECK(parsed->signature.alpha(b, l, -1) == doctest::Approx(plain.signature().alpha(b, l, -1)));
+  // Age 1 (the node was passed on the block's previous visit), 2, 3-4, 5+.
+  CHECK(parsed->shape.age_bin(1) == 0);
+  CHECK(parsed->shape.age_bin(2) == 1);
+  CHECK(parsed->shape.age_bin(4) == 2);
+  CHECK(parsed->shape.age_bin(5) == 3);
+  CHECK(parsed->shape.age_bin(1000) == 3);
+  const auto syn = synth(data);
+  const auto a = lru_hits(trace, 512), b = lru_hits(syn, 512);
+  for (std::size_t k = 0; k < a.size(); ++k) CHECK(std::abs(a[k] - b[k]) <= 0.01);
+}

@@ -68,7 +68,14 @@ Result<ChameleonProfile> parse_profile(std::string_view data) {
   auto sub = unsigned_field(j, "sub_bins", where);
   if (!sub) return sub.error();
   if (*sub > 64) return make_error(where + "sub_bins: must be a power of two <= 64");
-  p.shape = {*block, *word, static_cast<std::uint32_t>(*sub)};
+  std::uint64_t age_bins = 1;
+  if (j.contains("age_bins")) {
+    auto a = unsigned_field(j, "age_bins", where);
+    if (!a) return a.error();
+    if (*a == 0 || *a > 16) return make_error(where + "age_bins: must be in 1 .. 16");
+    age_bins = *a;
+  }
+  p.shape = {*block, *word, static_cast<std::uint32_t>(*sub), static_cast<std::uint32_t>(age_bins)};
   if (auto s = p.shape.validate(); !s) return make_error(where + s.error().message);
   const auto synth = j.find("synthesis");
   if (synth == j.end() || !synth->is_object()) return make_error(where + "synthesis: missing or not an object");
@@ -152,6 +159,7 @@ class ChameleonProfiler final : public Profiler {
     return {{"block", "512", "widest block (bytes): the CDF's width and the access-history tree's root"},
             {"word", "4", "narrowest working set (bytes): the tree's leaves"},
             {"sub_bins", "4", "histogram slices per octave of reuse distance (power of two <= 64)"},
+            {"age_bins", "1", "alpha split by node age, log2 bins of block visits since the node's last visit (1 = no split)"},
             {"sample_on", "0", "interval sampling: references characterised per interval (0 = every reference)"},
             {"sample_off", "0", "interval sampling: references skipped after each interval (e.g. 9M with sample_on=1M)"},
             {"regions", "", "region map file ('region ID NAME T0 T1' lines): one signature per code region"},
@@ -169,7 +177,10 @@ class ChameleonProfiler final : public Profiler {
     auto sub = params.u64("sub_bins");
     if (!sub) return sub.error();
     if (*sub > 64) return make_error("parameter 'sub_bins': must be a power of two <= 64");
-    opt.shape = {*block, *word, static_cast<std::uint32_t>(*sub)};
+    auto age = params.u64("age_bins");
+    if (!age) return age.error();
+    if (*age == 0 || *age > 16) return make_error("parameter 'age_bins': must be in 1 .. 16");
+    opt.shape = {*block, *word, static_cast<std::uint32_t>(*sub), static_cast<std::uint32_t>(*age)};
     if (auto s = opt.shape.validate(); !s) {
       std::string m = s.error().message;
       m.replace(0, m.find(':'), m.starts_with("block") ? "parameter 'block'" : m.starts_with("word") ? "parameter 'word'" : "parameter 'sub_bins'");
@@ -226,6 +237,7 @@ class ChameleonProfiler final : public Profiler {
     j["block_bytes"] = opt.shape.block_bytes;
     j["word_bytes"] = opt.shape.word_bytes;
     j["sub_bins"] = opt.shape.sub_bins;
+    j["age_bins"] = opt.shape.age_bins;
     j["synthesis"] = {{"seed_max", *seed_max}, {"max_iterations", *iterations}, {"tolerance", *tolerance}};
     j["signature"] = tracer.signature().to_json();
     if (!opt.regions.empty()) {

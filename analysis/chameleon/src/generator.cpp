@@ -173,7 +173,7 @@ Result<TraceSeed> generate_seed(const SignatureModel& model, const GeneratorOpti
   if (options.seed_length > (std::uint64_t{1} << 31)) return make_error("seed length must be below 2^31");
   const SignatureShape& shape = model.shape;
   const std::size_t levels = shape.levels();
-  if (model.reuse.size() != shape.histogram_bins() || model.alpha.size() != kAlphaBins * 2 * levels ||
+  if (model.reuse.size() != shape.histogram_bins() || model.alpha.size() != kAlphaBins * shape.alpha_row() ||
       model.first_left.size() != levels)
     return make_error("signature model: arrays do not match the shape");
   // Categories: the histogram bins, then cold.
@@ -248,7 +248,7 @@ Result<TraceSeed> generate_seed(const SignatureModel& model, const GeneratorOpti
   std::vector<double> kind_cumulative(kKindCount);
   double ks = 0;
   for (std::size_t k = 0; k < kKindCount; ++k) kind_cumulative[k] = (ks += model.kinds[k]);
-  AccessHistoryTrees trees(levels);
+  AccessHistoryTrees trees(levels, shape.age_bins > 1);
   seed.addresses.resize(best.blocks.size());
   seed.kinds.resize(best.blocks.size());
   std::uint32_t trees_made = 0;
@@ -256,22 +256,25 @@ Result<TraceSeed> generate_seed(const SignatureModel& model, const GeneratorOpti
     const std::uint32_t block = best.blocks[i];
     while (trees_made <= block) trees_made = trees.add() + 1;
     const std::size_t abin = best.alpha_bins[i] == kColdBin ? 0 : best.alpha_bins[i];
+    const std::uint32_t visit = trees.visit(block);
     std::size_t node = 1;
     std::uint64_t word = 0;
     for (std::size_t level = 0; level < levels; ++level) {
       bool right = false;
       if (trees.visited(block, node)) {
         const bool both = trees.visited(block, 2 * node) && trees.visited(block, 2 * node + 1);
-        const bool same = rng.unit() < model.alpha[abin * 2 * levels + (both ? levels : 0) + level];
+        const std::size_t age = shape.age_bin(trees.age(block, node, visit));
+        const bool same =
+            rng.unit() < model.alpha[abin * shape.alpha_row() + (age * 2 + (both ? 1 : 0)) * levels + level];
         right = same ? trees.went_right(block, node) : !trees.went_right(block, node);
       } else {
         right = !(rng.unit() < model.first_left[level]);
       }
-      trees.mark(block, node, right);
+      trees.mark(block, node, right, visit);
       node = node * 2 + (right ? 1 : 0);
       word = word * 2 + (right ? 1 : 0);
     }
-    trees.mark(block, node, false);
+    trees.mark(block, node, false, visit);
     seed.addresses[i] = options.base_address + block * shape.block_bytes + word * shape.word_bytes;
     std::size_t kind = 0;
     if (ks > 0) {

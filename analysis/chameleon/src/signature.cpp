@@ -1,5 +1,6 @@
 #include "hmtt/chameleon/signature.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 
@@ -75,6 +76,11 @@ std::size_t SignatureShape::histogram_bin(std::uint64_t distance) const {
   return 1 + (k - 1) * sub_bins + static_cast<std::size_t>(slice);
 }
 
+std::size_t SignatureShape::age_bin(std::uint64_t age) const {
+  const auto k = static_cast<std::size_t>(std::bit_width(age > 0 ? age - 1 : 0));
+  return std::min<std::size_t>(k, age_bins - 1);
+}
+
 std::size_t SignatureShape::alpha_bin(std::uint64_t distance) {
   const auto k = static_cast<std::size_t>(std::bit_width(distance));
   return k < kAlphaBins ? k : kAlphaBins - 1;
@@ -96,6 +102,7 @@ Status SignatureShape::validate() const {
   if (word_bytes >= block_bytes) return make_error("word_bytes: must be smaller than block_bytes");
   if (levels() > 12) return make_error("block_bytes: at most 4096 words per block (block / word <= 2^12)");
   if (!power_of_two(sub_bins) || sub_bins > 64) return make_error("sub_bins: must be a power of two <= 64");
+  if (age_bins == 0 || age_bins > 16) return make_error("age_bins: must be in 1 .. 16");
   return Status::success();
 }
 
@@ -103,17 +110,20 @@ MemorySignature MemorySignature::empty(const SignatureShape& shape) {
   MemorySignature s;
   s.shape = shape;
   s.reuse.assign(shape.histogram_bins(), 0);
-  s.alpha_yes.assign(kAlphaBins * 2 * shape.levels(), 0);
-  s.alpha_no.assign(kAlphaBins * 2 * shape.levels(), 0);
+  s.alpha_yes.assign(kAlphaBins * shape.alpha_row(), 0);
+  s.alpha_no.assign(kAlphaBins * shape.alpha_row(), 0);
   s.first_left.assign(shape.levels(), 0);
   s.first_right.assign(shape.levels(), 0);
   return s;
 }
 
 double MemorySignature::alpha(std::size_t bin, std::size_t level, double fallback) const {
-  const std::size_t i = alpha_index(bin, level, false), k = alpha_index(bin, level, true);
-  const std::uint64_t y = alpha_yes[i] + alpha_yes[k];
-  const std::uint64_t n = y + alpha_no[i] + alpha_no[k];
+  std::uint64_t y = 0, n = 0;
+  for (std::size_t state = 0; state < shape.node_states(); ++state) {
+    const std::size_t i = bin * shape.alpha_row() + state * shape.levels() + level;
+    y += alpha_yes[i];
+    n += alpha_yes[i] + alpha_no[i];
+  }
   return n ? static_cast<double>(y) / static_cast<double>(n) : fallback;
 }
 
@@ -173,9 +183,9 @@ Json MemorySignature::to_json() const {
   Json yes = Json::array(), no = Json::array(), alpha_j = Json::array();
   for (std::size_t b = 0; b < kAlphaBins; ++b) {
     Json y = Json::array(), n = Json::array(), a = Json::array();
-    for (std::size_t i = 0; i < 2 * levels; ++i) {
-      y.push_back(alpha_yes[b * 2 * levels + i]);
-      n.push_back(alpha_no[b * 2 * levels + i]);
+    for (std::size_t i = 0; i < shape.alpha_row(); ++i) {
+      y.push_back(alpha_yes[b * shape.alpha_row() + i]);
+      n.push_back(alpha_no[b * shape.alpha_row() + i]);
     }
     for (std::size_t l = 0; l < levels; ++l) {
       const double v = alpha(b, l, -1);
@@ -216,10 +226,10 @@ Result<MemorySignature> MemorySignature::from_json(const Json& j, const Signatur
   auto reuse = counts(j, "reuse", shape.histogram_bins(), true, where);
   if (!reuse) return reuse.error();
   s.reuse = std::move(*reuse);
-  auto yes = table(j, "alpha_yes", kAlphaBins, 2 * levels, where);
+  auto yes = table(j, "alpha_yes", kAlphaBins, shape.alpha_row(), where);
   if (!yes) return yes.error();
   s.alpha_yes = std::move(*yes);
-  auto no = table(j, "alpha_no", kAlphaBins, 2 * levels, where);
+  auto no = table(j, "alpha_no", kAlphaBins, shape.alpha_row(), where);
   if (!no) return no.error();
   s.alpha_no = std::move(*no);
   auto left = counts(j, "first_left", levels, false, where);
@@ -251,7 +261,8 @@ Result<SignatureModel> combine(const std::vector<WeightedSignature>& regions) {
   m.shape = regions.front().signature->shape;
   const std::size_t levels = m.shape.levels();
   m.reuse.assign(m.shape.histogram_bins(), 0);
-  std::vector<double> yes(kAlphaBins * 2 * levels, 0), seen(kAlphaBins * 2 * levels, 0);
+  const std::size_t row = m.shape.alpha_row();
+  std::vector<double> yes(kAlphaBins * row, 0), seen(kAlphaBins * row, 0);
   std::vector<double> left(levels, 0), firsts(levels, 0);
   double total = 0;
   for (std::size_t r = 0; r < regions.size(); ++r) {
@@ -282,15 +293,15 @@ Result<SignatureModel> combine(const std::vector<WeightedSignature>& regions) {
   // Alpha of a (bin, level, state) never observed: that of the same level and
   // state over all bins, else 1/2.
   m.alpha.assign(yes.size(), 0.5);
-  for (std::size_t l = 0; l < 2 * levels; ++l) {
+  for (std::size_t l = 0; l < row; ++l) {
     double ly = 0, ls = 0;
     for (std::size_t b = 0; b < kAlphaBins; ++b) {
-      ly += yes[b * 2 * levels + l];
-      ls += seen[b * 2 * levels + l];
+      ly += yes[b * row + l];
+      ls += seen[b * row + l];
     }
     const double level_alpha = ls > 0 ? ly / ls : 0.5;
     for (std::size_t b = 0; b < kAlphaBins; ++b) {
-      const std::size_t i = b * 2 * levels + l;
+      const std::size_t i = b * row + l;
       m.alpha[i] = seen[i] > 0 ? yes[i] / seen[i] : level_alpha;
     }
   }

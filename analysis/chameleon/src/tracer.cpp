@@ -59,15 +59,18 @@ Result<std::vector<CodeRegion>> parse_regions(const std::string& text, const std
   return out;
 }
 
-AccessHistoryTrees::AccessHistoryTrees(std::size_t levels)
-    : levels_(levels), words_(((std::size_t{2} << levels) + 63) / 64) {}
+AccessHistoryTrees::AccessHistoryTrees(std::size_t levels, bool ages)
+    : levels_(levels), words_(((std::size_t{2} << levels) + 63) / 64), ages_(ages),
+      stride_(std::size_t{1} << levels) {}
 
 std::uint32_t AccessHistoryTrees::add() {
   bits_.resize(bits_.size() + 2 * words_, 0);
+  if (ages_) stamps_.resize(stamps_.size() + stride_, 0);
   return trees_++;
 }
 
-void AccessHistoryTrees::mark(std::uint32_t t, std::size_t node, bool right) {
+void AccessHistoryTrees::mark(std::uint32_t t, std::size_t node, bool right, std::uint32_t visit) {
+  if (ages_ && node < stride_) stamps_[t * stride_ + node] = visit;
   const std::uint64_t m = std::uint64_t{1} << (node % 64);
   bits_[(t * 2) * words_ + node / 64] |= m;
   std::uint64_t& dir = bits_[(t * 2 + 1) * words_ + node / 64];
@@ -78,7 +81,7 @@ SignatureTracer::SignatureTracer(TracerOptions options)
     : options_(std::move(options)),
       levels_(options_.shape.levels()),
       word_shift_(static_cast<std::uint64_t>(std::countr_zero(options_.shape.word_bytes))),
-      trees_(levels_),
+      trees_(levels_, options_.shape.age_bins > 1),
       whole_(MemorySignature::empty(options_.shape)) {
   if (!options_.regions.empty())
     per_region_.assign(options_.regions.size() + 1, MemorySignature::empty(options_.shape));
@@ -127,13 +130,15 @@ void SignatureTracer::access(const Reference& ref) {
     if (slot == 0) slot = trees_.add() + 1ull;  // (history restarted by sampling)
   }
   const auto tree = static_cast<std::uint32_t>(slot - 1);
+  const std::uint32_t visit = trees_.visit(tree);
   const std::uint64_t word = (ref.address % options_.shape.block_bytes) >> word_shift_;
   std::size_t node = 1;
   for (std::size_t level = 0; level < levels_; ++level) {
     const bool right = (word >> (levels_ - 1 - level)) & 1u;
     if (trees_.visited(tree, node)) {
       const bool both = trees_.visited(tree, 2 * node) && trees_.visited(tree, 2 * node + 1);
-      const std::size_t i = sig.alpha_index(abin, level, both);
+      const std::size_t i =
+          sig.alpha_index(abin, level, both, options_.shape.age_bin(trees_.age(tree, node, visit)));
       if (trees_.went_right(tree, node) == right)
         ++sig.alpha_yes[i];
       else
@@ -143,10 +148,10 @@ void SignatureTracer::access(const Reference& ref) {
     } else {
       ++sig.first_left[level];
     }
-    trees_.mark(tree, node, right);
+    trees_.mark(tree, node, right, visit);
     node = node * 2 + (right ? 1 : 0);
   }
-  trees_.mark(tree, node, false);  // the leaf: its parent's state needs to know it was used
+  trees_.mark(tree, node, false, visit);  // the leaf: its parent's state needs to know it was used
 }
 
 void SignatureTracer::finish() {

@@ -58,9 +58,14 @@ struct SignatureShape {
   std::uint64_t block_bytes = 512;  // the widest block: the CDF's width, the tree's root
   std::uint64_t word_bytes = 4;     // the tree's leaves
   std::uint32_t sub_bins = 4;       // histogram slices per octave
+  std::uint32_t age_bins = 1;       // alpha split by node age (block visits since the node's last visit), log2 bins
 
   std::size_t levels() const;          // log2(block / word)
   std::size_t histogram_bins() const;  // 1 + kOctaves * sub_bins
+  std::size_t node_states() const { return 2 * std::size_t{age_bins}; }  // (one/both children) x age
+  std::size_t alpha_row() const { return node_states() * levels(); }     // counts per alpha bin
+  // Age bin of a node last visited `age` (>= 1) visits of its block ago: 1, 2, 3-4, 5-8, ...
+  std::size_t age_bin(std::uint64_t age) const;
   // Histogram bin of a (finite) distance; alpha bin of a distance.
   std::size_t histogram_bin(std::uint64_t distance) const;
   static std::size_t alpha_bin(std::uint64_t distance);
@@ -76,7 +81,8 @@ struct MemorySignature {
   std::uint64_t references = 0;             // references characterised
   std::uint64_t cold = 0;                   // first references to a block
   std::vector<std::uint64_t> reuse;         // histogram_bins() counts
-  // kAlphaBins rows of 2 x levels(): [level] = one child visited, [levels + level] = both.
+  // kAlphaBins rows of shape.alpha_row() counts, see alpha_index(): per age bin,
+  // `levels` counts with one child visited, then `levels` with both.
   std::vector<std::uint64_t> alpha_yes;
   std::vector<std::uint64_t> alpha_no;
   std::vector<std::uint64_t> first_left;    // levels()
@@ -90,8 +96,8 @@ struct MemorySignature {
   // `fallback` when never observed.
   double alpha(std::size_t bin, std::size_t level, double fallback) const;
   // Index into alpha_yes / alpha_no.
-  std::size_t alpha_index(std::size_t bin, std::size_t level, bool both) const {
-    return bin * 2 * shape.levels() + (both ? shape.levels() : 0) + level;
+  std::size_t alpha_index(std::size_t bin, std::size_t level, bool both, std::size_t age = 0) const {
+    return bin * shape.alpha_row() + (age * 2 + (both ? 1 : 0)) * shape.levels() + level;
   }
   // hit(d, block_bytes): share of references with distance < depth, depth a power of two.
   double hit_ratio(std::uint64_t depth) const;

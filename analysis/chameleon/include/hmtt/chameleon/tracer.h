@@ -45,15 +45,25 @@ Result<std::vector<CodeRegion>> parse_regions(const std::string& text, const std
 // and a visited bit per leaf (heap order: leaves are 2^levels .. 2^(levels+1)-1).
 class AccessHistoryTrees {
  public:
-  explicit AccessHistoryTrees(std::size_t levels);
+  // With `ages`, each tree also counts its visits and stamps every node with the visit that last passed it.
+  AccessHistoryTrees(std::size_t levels, bool ages);
   // Index of a new tree (all nodes unvisited).
   std::uint32_t add();
-  void clear() { bits_.clear(); trees_ = 0; }
+  void clear() { bits_.clear(); stamps_.clear(); trees_ = 0; }
   std::size_t levels() const { return levels_; }
   // Node `node` (heap order: root 1, children 2n and 2n+1) of tree `t`.
   bool visited(std::uint32_t t, std::size_t node) const { return bit(t, 0, node); }
   bool went_right(std::uint32_t t, std::size_t node) const { return bit(t, 1, node); }
-  void mark(std::uint32_t t, std::size_t node, bool right);
+  void mark(std::uint32_t t, std::size_t node, bool right, std::uint32_t visit = 0);
+  // Starts a visit of tree `t`: its number (1, 2, ...; 0 without ages).
+  std::uint32_t visit(std::uint32_t t) {
+    if (!ages_) return 0;
+    return ++stamps_[t * stride_];
+  }
+  // Visits of the tree since `node` was last passed (>= 1), during visit `now`.
+  std::uint64_t age(std::uint32_t t, std::size_t node, std::uint32_t now) const {
+    return ages_ ? now - stamps_[t * stride_ + node] : 1;
+  }
 
  private:
   bool bit(std::uint32_t t, std::size_t plane, std::size_t node) const {
@@ -63,6 +73,9 @@ class AccessHistoryTrees {
   std::size_t levels_;
   std::size_t words_;  // 64-bit words per plane
   std::vector<std::uint64_t> bits_;
+  bool ages_;
+  std::size_t stride_;  // stamps per tree: [0] = visits, [node] = last visit through node
+  std::vector<std::uint32_t> stamps_;
   std::uint32_t trees_ = 0;
 };
 
