@@ -73,9 +73,9 @@ TEST_CASE("chameleon profile: recognised, round-trips, the contract's summary") 
   REQUIRE(parsed.ok());
   CHECK(parsed->references == 50000);
   CHECK(parsed->sampled_references == 50000);
-  CHECK(parsed->shape == SignatureShape{512, 4, 4});
+  CHECK(parsed->shape == SignatureShape{512, 4, 4, 8});
   // The parsed signature is the tracer's, count for count.
-  SignatureTracer t({{512, 4, 4}, 0, 0, {}});
+  SignatureTracer t({{512, 4, 4, 8}, 0, 0, {}});
   t.access(trace);
   t.finish();
   CHECK(parsed->signature == t.signature());
@@ -162,9 +162,9 @@ TEST_CASE("chameleon synth: narrower widths follow the alpha trees") {
   REQUIRE(c.ok());
   MESSAGE("demo: LRU mean " << c->lru_error.mean << " max " << c->lru_error.max << "; hierarchies mean "
                             << c->hierarchy_error.mean << " max " << c->hierarchy_error.max);
-  // Measured 0.021 / 0.093 (docs/accuracy.md): the 1 % / 3.5 % is not met on this workload yet.
+  // Measured 0.022 / 0.0995 (docs/accuracy.md): the 1 % / 3.5 % is not met on this workload.
   CHECK(c->lru_error.mean <= 0.03);
-  CHECK(c->lru_error.max <= 0.12);
+  CHECK(c->lru_error.max <= 0.13);
 }
 
 TEST_CASE("chameleon profile: knobs are checked and named") {
@@ -317,15 +317,18 @@ TEST_CASE("chameleon synth: a real program traced by Valgrind lackey") {
   // At 512 B the fully-associative rates are the signature's (sampling error only).
   const auto ha = lru_hits(trace, 512), hb = lru_hits(syn, 512);
   for (std::size_t k = 0; k < ha.size(); ++k) CHECK(std::abs(ha[k] - hb[k]) <= 0.005);
-  // The bound on the mean of the LRU sweep (1 %) holds; its maximum
-  // and the per-level bounds do not yet (figures per trace in docs/accuracy.md):
-  // these bounds are the measured figures plus a margin, so a regression fails.
+  // The bounds on the LRU sweep (mean 1 %, max 3.5 %; measured 0.0036 and
+  // 0.030, the max with a margin for Valgrind's address-space randomisation) hold.
+  // The per-level ones hold for L1 but not for L2 (measured mean 0.17: L1 misses
+  // are 0.5 % of this trace's references, so L2's local hit ratio amplifies
+  // small errors; figures per trace in docs/accuracy.md): those bounds are the
+  // measured figures plus a margin, so that a regression fails.
   CHECK(c->lru_error.mean <= 0.01);
-  CHECK(c->lru_error.max <= 0.06);
+  CHECK(c->lru_error.max <= 0.04);
   for (const auto& [level, e] : c->per_level_error) {
     MESSAGE("sort -n: " << level << " mean " << e.mean << " max " << e.max);
-    CHECK(e.mean <= (level == "L2" ? 0.3 : 0.05));
-    CHECK(e.max <= (level == "L2" ? 0.35 : 0.08));
+    CHECK(e.mean <= (level == "L2" ? 0.25 : 0.01));
+    CHECK(e.max <= (level == "L2" ? 0.3 : 0.025));
   }
 }
 

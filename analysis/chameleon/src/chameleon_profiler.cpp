@@ -159,7 +159,7 @@ class ChameleonProfiler final : public Profiler {
     return {{"block", "512", "widest block (bytes): the CDF's width and the access-history tree's root"},
             {"word", "4", "narrowest working set (bytes): the tree's leaves"},
             {"sub_bins", "4", "histogram slices per octave of reuse distance (power of two <= 64)"},
-            {"age_bins", "1", "alpha split by node age, log2 bins of block visits since the node's last visit (1 = no split)"},
+            {"age_bins", "8", "alpha split by node age, log2 bins of block visits since the node's last visit (1 = no split)"},
             {"sample_on", "0", "interval sampling: references characterised per interval (0 = every reference)"},
             {"sample_off", "0", "interval sampling: references skipped after each interval (e.g. 9M with sample_on=1M)"},
             {"regions", "", "region map file ('region ID NAME T0 T1' lines): one signature per code region"},

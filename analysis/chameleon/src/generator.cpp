@@ -263,7 +263,8 @@ Result<TraceSeed> generate_seed(const SignatureModel& model, const GeneratorOpti
       bool right = false;
       if (trees.visited(block, node)) {
         const bool both = trees.visited(block, 2 * node) && trees.visited(block, 2 * node + 1);
-        const std::size_t age = shape.age_bin(trees.age(block, node, visit));
+        const std::size_t age =
+            both ? shape.age_bin(trees.age(block, 2 * node + (trees.went_right(block, node) ? 0 : 1), visit)) : 0;
         const bool same =
             rng.unit() < model.alpha[abin * shape.alpha_row() + (age * 2 + (both ? 1 : 0)) * levels + level];
         right = same ? trees.went_right(block, node) : !trees.went_right(block, node);

@@ -61,7 +61,7 @@ Result<std::vector<CodeRegion>> parse_regions(const std::string& text, const std
 
 AccessHistoryTrees::AccessHistoryTrees(std::size_t levels, bool ages)
     : levels_(levels), words_(((std::size_t{2} << levels) + 63) / 64), ages_(ages),
-      stride_(std::size_t{1} << levels) {}
+      stride_(std::size_t{2} << levels) {}
 
 std::uint32_t AccessHistoryTrees::add() {
   bits_.resize(bits_.size() + 2 * words_, 0);
@@ -138,7 +138,8 @@ void SignatureTracer::access(const Reference& ref) {
     if (trees_.visited(tree, node)) {
       const bool both = trees_.visited(tree, 2 * node) && trees_.visited(tree, 2 * node + 1);
       const std::size_t i =
-          sig.alpha_index(abin, level, both, options_.shape.age_bin(trees_.age(tree, node, visit)));
+          sig.alpha_index(abin, level, both,
+                          both ? options_.shape.age_bin(trees_.age(tree, 2 * node + (trees_.went_right(tree, node) ? 0 : 1), visit)) : 0);
       if (trees_.went_right(tree, node) == right)
         ++sig.alpha_yes[i];
       else

@@ -58,7 +58,7 @@ struct SignatureShape {
   std::uint64_t block_bytes = 512;  // the widest block: the CDF's width, the tree's root
   std::uint64_t word_bytes = 4;     // the tree's leaves
   std::uint32_t sub_bins = 4;       // histogram slices per octave
-  std::uint32_t age_bins = 1;       // alpha split by node age (block visits since the node's last visit), log2 bins
+  std::uint32_t age_bins = 1;       // "both" states split by the age of the other child (block visits since it was last used), log2 bins
 
   std::size_t levels() const;          // log2(block / word)
   std::size_t histogram_bins() const;  // 1 + kOctaves * sub_bins
