@@ -67,14 +67,16 @@ int main(int argc, char** argv) {
   const double psnap_s = seconds_since(t0);
 
   t0 = std::chrono::steady_clock::now();
-  chameleon::SignatureTracer tracer({});
+  chameleon::TracerOptions options;
+  options.shape.age_bins = 8;  // the profiler's default
+  chameleon::SignatureTracer tracer(options);
   tracer.access(trace);
   tracer.finish();
   const double sig_s = seconds_since(t0);
 
   auto psnap2 = analysis::HierarchySimulator::create(analysis::psnap_hierarchies());
   t0 = std::chrono::steady_clock::now();
-  chameleon::SignatureTracer tracer2({});
+  chameleon::SignatureTracer tracer2(options);
   for (const auto& r : trace) {
     tracer2.access(r);
     psnap2->access(r);
