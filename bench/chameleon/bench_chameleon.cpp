@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
 
   t0 = std::chrono::steady_clock::now();
   chameleon::TracerOptions options;
-  options.shape.age_bins = 8;  // the profiler's default
+  options.shape.age_bins = 12;  // the profiler's default
   chameleon::SignatureTracer tracer(options);
   tracer.access(trace);
   tracer.finish();

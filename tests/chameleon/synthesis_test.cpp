@@ -73,9 +73,9 @@ TEST_CASE("chameleon profile: recognised, round-trips, the contract's summary") 
   REQUIRE(parsed.ok());
   CHECK(parsed->references == 50000);
   CHECK(parsed->sampled_references == 50000);
-  CHECK(parsed->shape == SignatureShape{512, 4, 4, 8});
+  CHECK(parsed->shape == SignatureShape{512, 4, 4, 12});
   // The parsed signature is the tracer's, count for count.
-  SignatureTracer t({{512, 4, 4, 8}, 0, 0, {}});
+  SignatureTracer t({{512, 4, 4, 12}, 0, 0, {}});
   t.access(trace);
   t.finish();
   CHECK(parsed->signature == t.signature());
@@ -162,9 +162,11 @@ TEST_CASE("chameleon synth: narrower widths follow the alpha trees") {
   REQUIRE(c.ok());
   MESSAGE("demo: LRU mean " << c->lru_error.mean << " max " << c->lru_error.max << "; hierarchies mean "
                             << c->hierarchy_error.mean << " max " << c->hierarchy_error.max);
-  // Measured 0.022 / 0.0995 (docs/accuracy.md): the issue's 1 % / 3.5 % is not met on this workload.
-  CHECK(c->lru_error.mean <= 0.03);
-  CHECK(c->lru_error.max <= 0.13);
+  // Measured 0.038 / 0.110 (docs/accuracy.md): the issue's 1 % / 3.5 % is not
+  // met on this artificial workload (its random pointer chase over 8 MB is where
+  // the age split's reference clock misleads); these bounds catch regressions.
+  CHECK(c->lru_error.mean <= 0.05);
+  CHECK(c->lru_error.max <= 0.15);
 }
 
 TEST_CASE("chameleon profile: knobs are checked and named") {
@@ -186,6 +188,8 @@ TEST_CASE("chameleon profile: knobs are checked and named") {
   CHECK(run_with({"tolerance=x"}).find("'tolerance'") != std::string::npos);
   CHECK(run_with({"regions=/nonexistent/map"}).find("'regions'") != std::string::npos);
   CHECK(run_with({"colour=red"}).find("'colour'") != std::string::npos);
+  CHECK(run_with({"age_bins=17"}).find("'age_bins'") != std::string::npos);
+  CHECK(run_with({"age_clock=sundial"}).find("'age_clock'") != std::string::npos);
 }
 
 TEST_CASE("chameleon synth: malformed profiles are errors naming the field, never a crash") {
@@ -232,6 +236,8 @@ TEST_CASE("chameleon synth: malformed profiles are errors naming the field, neve
          j["regions"] = Json::array({{{"id", 1}, {"name", "r"}, {"weight", 1}, {"signature", s}}});
        }},
       {"method is 'irm'", [](Json& j) { j["method"] = "irm"; }},
+      {"age_bins", [](Json& j) { j["age_bins"] = 0; }},
+      {"age_clock", [](Json& j) { j["age_clock"] = "sundial"; }},
   };
   for (const auto& c : cases) {
     Json j = good;
@@ -317,18 +323,18 @@ TEST_CASE("chameleon synth: a real program traced by Valgrind lackey") {
   // At 512 B the fully-associative rates are the signature's (sampling error only).
   const auto ha = lru_hits(trace, 512), hb = lru_hits(syn, 512);
   for (std::size_t k = 0; k < ha.size(); ++k) CHECK(std::abs(ha[k] - hb[k]) <= 0.005);
-  // The issue's bounds on the LRU sweep (mean 1 %, max 3.5 %; measured 0.0036 and
-  // 0.030, the max with a margin for Valgrind's address-space randomisation) hold.
-  // The per-level ones hold for L1 but not for L2 (measured mean 0.17: L1 misses
-  // are 0.5 % of this trace's references, so L2's local hit ratio amplifies
-  // small errors; figures per trace in docs/accuracy.md): those bounds are the
-  // measured figures plus a margin, so that a regression fails.
+  // The issue's bounds on the LRU sweep (mean 1 %, max 3.5 %; measured 0.0035
+  // and 0.018) and on L1 and L3 (mean 1 %, max 3.5 %; L1 measured 0.003 / 0.008)
+  // hold. L2's do not (measured mean 0.058, max 0.105: L1 misses are 0.5 % of
+  // this trace's references, so L2's local hit ratio amplifies small errors;
+  // figures per trace in docs/accuracy.md): that bound is the measured figure
+  // plus a margin, so that a regression fails.
   CHECK(c->lru_error.mean <= 0.01);
-  CHECK(c->lru_error.max <= 0.04);
+  CHECK(c->lru_error.max <= 0.035);
   for (const auto& [level, e] : c->per_level_error) {
     MESSAGE("sort -n: " << level << " mean " << e.mean << " max " << e.max);
-    CHECK(e.mean <= (level == "L2" ? 0.25 : 0.01));
-    CHECK(e.max <= (level == "L2" ? 0.3 : 0.025));
+    CHECK(e.mean <= (level == "L2" ? 0.1 : 0.01));
+    CHECK(e.max <= (level == "L2" ? 0.15 : 0.035));
   }
 }
 
@@ -338,6 +344,14 @@ TEST_CASE("chameleon: alpha split by node age round-trips and keeps the 512 B ra
   auto parsed = parse_profile(data);
   REQUIRE(parsed.ok());
   CHECK(parsed->shape.age_bins == 4);
+  CHECK_FALSE(parsed->shape.age_in_visits);
+  auto visits = parse_profile(profile_of(trace, {"age_bins=4", "age_clock=visits"}));
+  REQUIRE(visits.ok());
+  CHECK(visits->shape.age_in_visits);
+  CHECK_FALSE(visits->signature == parsed->signature);  // another split of the same counts
+  for (std::size_t b = 0; b < kAlphaBins; ++b)
+    for (std::size_t l = 0; l < 7; ++l)
+      CHECK(visits->signature.alpha(b, l, -1) == doctest::Approx(parsed->signature.alpha(b, l, -1)));
   CHECK(parsed->signature.alpha_yes.size() == kAlphaBins * 4 * 2 * 7);
   // The pooled (paper) alpha does not depend on the split: same counts summed.
   SignatureTracer plain({{512, 4, 4, 1}, 0, 0, {}});
@@ -346,11 +360,13 @@ TEST_CASE("chameleon: alpha split by node age round-trips and keeps the 512 B ra
   for (std::size_t b = 0; b < kAlphaBins; ++b)
     for (std::size_t l = 0; l < 7; ++l)
       CHECK(parsed->signature.alpha(b, l, -1) == doctest::Approx(plain.signature().alpha(b, l, -1)));
-  // Age 1 (the node was passed on the block's previous visit), 2, 3-4, 5+.
+  // Ages in references, log4 bins: 1, 2-4, 5-16, 17+ (capped at 4 bins).
   CHECK(parsed->shape.age_bin(1) == 0);
   CHECK(parsed->shape.age_bin(2) == 1);
-  CHECK(parsed->shape.age_bin(4) == 2);
-  CHECK(parsed->shape.age_bin(5) == 3);
+  CHECK(parsed->shape.age_bin(4) == 1);
+  CHECK(parsed->shape.age_bin(5) == 2);
+  CHECK(parsed->shape.age_bin(16) == 2);
+  CHECK(parsed->shape.age_bin(17) == 3);
   CHECK(parsed->shape.age_bin(1000) == 3);
   const auto syn = synth(data);
   const auto a = lru_hits(trace, 512), b = lru_hits(syn, 512);

@@ -75,7 +75,12 @@ Result<ChameleonProfile> parse_profile(std::string_view data) {
     if (*a == 0 || *a > 16) return make_error(where + "age_bins: must be in 1 .. 16");
     age_bins = *a;
   }
-  p.shape = {*block, *word, static_cast<std::uint32_t>(*sub), static_cast<std::uint32_t>(age_bins)};
+  p.shape = {*block, *word, static_cast<std::uint32_t>(*sub), static_cast<std::uint32_t>(age_bins), false};
+  if (const auto clock = j.find("age_clock"); clock != j.end()) {
+    if (!clock->is_string() || (*clock != "references" && *clock != "visits"))
+      return make_error(where + "age_clock: must be \"references\" or \"visits\"");
+    p.shape.age_in_visits = *clock == "visits";
+  }
   if (auto s = p.shape.validate(); !s) return make_error(where + s.error().message);
   const auto synth = j.find("synthesis");
   if (synth == j.end() || !synth->is_object()) return make_error(where + "synthesis: missing or not an object");
@@ -159,7 +164,8 @@ class ChameleonProfiler final : public Profiler {
     return {{"block", "512", "widest block (bytes): the CDF's width and the access-history tree's root"},
             {"word", "4", "narrowest working set (bytes): the tree's leaves"},
             {"sub_bins", "4", "histogram slices per octave of reuse distance (power of two <= 64)"},
-            {"age_bins", "8", "alpha split by node age, log2 bins of block visits since the node's last visit (1 = no split)"},
+            {"age_bins", "12", "alpha of nodes with both children used, split by the other child's age (references since its last use), log4 bins (1 = no split)"},
+            {"age_clock", "references", "the age split's clock: references, or visits of the child's block"},
             {"sample_on", "0", "interval sampling: references characterised per interval (0 = every reference)"},
             {"sample_off", "0", "interval sampling: references skipped after each interval (e.g. 9M with sample_on=1M)"},
             {"regions", "", "region map file ('region ID NAME T0 T1' lines): one signature per code region"},
@@ -180,7 +186,11 @@ class ChameleonProfiler final : public Profiler {
     auto age = params.u64("age_bins");
     if (!age) return age.error();
     if (*age == 0 || *age > 16) return make_error("parameter 'age_bins': must be in 1 .. 16");
-    opt.shape = {*block, *word, static_cast<std::uint32_t>(*sub), static_cast<std::uint32_t>(*age)};
+    auto clock = params.text("age_clock");
+    if (!clock) return clock.error();
+    if (*clock != "references" && *clock != "visits")
+      return make_error("parameter 'age_clock': must be references or visits");
+    opt.shape = {*block, *word, static_cast<std::uint32_t>(*sub), static_cast<std::uint32_t>(*age), *clock == "visits"};
     if (auto s = opt.shape.validate(); !s) {
       std::string m = s.error().message;
       m.replace(0, m.find(':'), m.starts_with("block") ? "parameter 'block'" : m.starts_with("word") ? "parameter 'word'" : "parameter 'sub_bins'");
@@ -238,6 +248,7 @@ class ChameleonProfiler final : public Profiler {
     j["word_bytes"] = opt.shape.word_bytes;
     j["sub_bins"] = opt.shape.sub_bins;
     j["age_bins"] = opt.shape.age_bins;
+    j["age_clock"] = opt.shape.age_in_visits ? "visits" : "references";
     j["synthesis"] = {{"seed_max", *seed_max}, {"max_iterations", *iterations}, {"tolerance", *tolerance}};
     j["signature"] = tracer.signature().to_json();
     if (!opt.regions.empty()) {

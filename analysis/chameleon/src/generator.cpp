@@ -256,7 +256,8 @@ Result<TraceSeed> generate_seed(const SignatureModel& model, const GeneratorOpti
     const std::uint32_t block = best.blocks[i];
     while (trees_made <= block) trees_made = trees.add() + 1;
     const std::size_t abin = best.alpha_bins[i] == kColdBin ? 0 : best.alpha_bins[i];
-    const std::uint32_t visit = trees.visit(block);
+    const std::uint32_t visits = trees.visit(block);
+    const auto now = shape.age_in_visits ? visits : static_cast<std::uint32_t>(i + 1);
     std::size_t node = 1;
     std::uint64_t word = 0;
     for (std::size_t level = 0; level < levels; ++level) {
@@ -264,18 +265,18 @@ Result<TraceSeed> generate_seed(const SignatureModel& model, const GeneratorOpti
       if (trees.visited(block, node)) {
         const bool both = trees.visited(block, 2 * node) && trees.visited(block, 2 * node + 1);
         const std::size_t age =
-            both ? shape.age_bin(trees.age(block, 2 * node + (trees.went_right(block, node) ? 0 : 1), visit)) : 0;
+            both ? shape.age_bin(trees.age(block, 2 * node + (trees.went_right(block, node) ? 0 : 1), now)) : 0;
         const bool same =
             rng.unit() < model.alpha[abin * shape.alpha_row() + (age * 2 + (both ? 1 : 0)) * levels + level];
         right = same ? trees.went_right(block, node) : !trees.went_right(block, node);
       } else {
         right = !(rng.unit() < model.first_left[level]);
       }
-      trees.mark(block, node, right, visit);
+      trees.mark(block, node, right, now);
       node = node * 2 + (right ? 1 : 0);
       word = word * 2 + (right ? 1 : 0);
     }
-    trees.mark(block, node, false, visit);
+    trees.mark(block, node, false, now);
     seed.addresses[i] = options.base_address + block * shape.block_bytes + word * shape.word_bytes;
     std::size_t kind = 0;
     if (ks > 0) {

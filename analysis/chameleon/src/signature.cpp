@@ -78,7 +78,7 @@ std::size_t SignatureShape::histogram_bin(std::uint64_t distance) const {
 
 std::size_t SignatureShape::age_bin(std::uint64_t age) const {
   const auto k = static_cast<std::size_t>(std::bit_width(age > 0 ? age - 1 : 0));
-  return std::min<std::size_t>(k, age_bins - 1);
+  return std::min<std::size_t>((k + 1) / 2, age_bins - 1);
 }
 
 std::size_t SignatureShape::alpha_bin(std::uint64_t distance) {

@@ -69,8 +69,8 @@ std::uint32_t AccessHistoryTrees::add() {
   return trees_++;
 }
 
-void AccessHistoryTrees::mark(std::uint32_t t, std::size_t node, bool right, std::uint32_t visit) {
-  if (ages_ && node < stride_) stamps_[t * stride_ + node] = visit;
+void AccessHistoryTrees::mark(std::uint32_t t, std::size_t node, bool right, std::uint32_t now) {
+  if (ages_ && node < stride_) stamps_[t * stride_ + node] = now;
   const std::uint64_t m = std::uint64_t{1} << (node % 64);
   bits_[(t * 2) * words_ + node / 64] |= m;
   std::uint64_t& dir = bits_[(t * 2 + 1) * words_ + node / 64];
@@ -130,7 +130,8 @@ void SignatureTracer::access(const Reference& ref) {
     if (slot == 0) slot = trees_.add() + 1ull;  // (history restarted by sampling)
   }
   const auto tree = static_cast<std::uint32_t>(slot - 1);
-  const std::uint32_t visit = trees_.visit(tree);
+  const std::uint32_t visits = trees_.visit(tree);
+  const auto now = options_.shape.age_in_visits ? visits : static_cast<std::uint32_t>(seen_);  // the age clock
   const std::uint64_t word = (ref.address % options_.shape.block_bytes) >> word_shift_;
   std::size_t node = 1;
   for (std::size_t level = 0; level < levels_; ++level) {
@@ -139,7 +140,7 @@ void SignatureTracer::access(const Reference& ref) {
       const bool both = trees_.visited(tree, 2 * node) && trees_.visited(tree, 2 * node + 1);
       const std::size_t i =
           sig.alpha_index(abin, level, both,
-                          both ? options_.shape.age_bin(trees_.age(tree, 2 * node + (trees_.went_right(tree, node) ? 0 : 1), visit)) : 0);
+                          both ? options_.shape.age_bin(trees_.age(tree, 2 * node + (trees_.went_right(tree, node) ? 0 : 1), now)) : 0);
       if (trees_.went_right(tree, node) == right)
         ++sig.alpha_yes[i];
       else
@@ -149,10 +150,10 @@ void SignatureTracer::access(const Reference& ref) {
     } else {
       ++sig.first_left[level];
     }
-    trees_.mark(tree, node, right, visit);
+    trees_.mark(tree, node, right, now);
     node = node * 2 + (right ? 1 : 0);
   }
-  trees_.mark(tree, node, false, visit);  // the leaf: its parent's state needs to know it was used
+  trees_.mark(tree, node, false, now);  // the leaf: its parent's state needs to know it was used
 }
 
 void SignatureTracer::finish() {

@@ -19,7 +19,9 @@
 //                node takes the same edge as the previous visit to that node.
 //                We split each count by the node's state: only one child
 //                visited so far (a "no" explores a new half) or both (a "no"
-//                returns to a known half); the paper's alpha is their sum.
+//                returns to a known half), and "both" by the age of the other
+//                child (references since it was last used, `age_bins` log4
+//                bins); the paper's alpha is the sum over states.
 //                Without the split, flips between two used halves and first
 //                steps into an unused half share one probability, and the
 //                synthetic blocks fill up: every half gets used eventually.
@@ -58,13 +60,14 @@ struct SignatureShape {
   std::uint64_t block_bytes = 512;  // the widest block: the CDF's width, the tree's root
   std::uint64_t word_bytes = 4;     // the tree's leaves
   std::uint32_t sub_bins = 4;       // histogram slices per octave
-  std::uint32_t age_bins = 1;       // "both" states split by the age of the other child (block visits since it was last used), log2 bins
+  std::uint32_t age_bins = 1;       // "both" states split by the age of the other child, log4 bins
+  bool age_in_visits = false;       // age clock: references (false) or visits of the child's block (true)
 
   std::size_t levels() const;          // log2(block / word)
   std::size_t histogram_bins() const;  // 1 + kOctaves * sub_bins
   std::size_t node_states() const { return 2 * std::size_t{age_bins}; }  // (one/both children) x age
   std::size_t alpha_row() const { return node_states() * levels(); }     // counts per alpha bin
-  // Age bin of a node last visited `age` (>= 1) visits of its block ago: 1, 2, 3-4, 5-8, ...
+  // Age bin of a child last used `age` (>= 1) references ago: 1, 2-4, 5-16, 17-64, ... (capped).
   std::size_t age_bin(std::uint64_t age) const;
   // Histogram bin of a (finite) distance; alpha bin of a distance.
   std::size_t histogram_bin(std::uint64_t distance) const;

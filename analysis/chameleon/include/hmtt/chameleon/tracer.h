@@ -45,7 +45,8 @@ Result<std::vector<CodeRegion>> parse_regions(const std::string& text, const std
 // and a visited bit per leaf (heap order: leaves are 2^levels .. 2^(levels+1)-1).
 class AccessHistoryTrees {
  public:
-  // With `ages`, each tree also counts its visits and stamps every node with the visit that last passed it.
+  // With `ages`, every node (and leaf) is also stamped with the clock of the
+  // reference that last passed it (the reference index, modulo 2^32).
   AccessHistoryTrees(std::size_t levels, bool ages);
   // Index of a new tree (all nodes unvisited).
   std::uint32_t add();
@@ -54,15 +55,12 @@ class AccessHistoryTrees {
   // Node `node` (heap order: root 1, children 2n and 2n+1) of tree `t`.
   bool visited(std::uint32_t t, std::size_t node) const { return bit(t, 0, node); }
   bool went_right(std::uint32_t t, std::size_t node) const { return bit(t, 1, node); }
-  void mark(std::uint32_t t, std::size_t node, bool right, std::uint32_t visit = 0);
-  // Starts a visit of tree `t`: its number (1, 2, ...; 0 without ages).
-  std::uint32_t visit(std::uint32_t t) {
-    if (!ages_) return 0;
-    return ++stamps_[t * stride_];
-  }
-  // Visits of the tree since `node` was last passed (>= 1), during visit `now`.
+  void mark(std::uint32_t t, std::size_t node, bool right, std::uint32_t now = 0);
+  // Starts a visit of tree `t`: its number (1, 2, ...; 0 without ages), the clock of age_in_visits.
+  std::uint32_t visit(std::uint32_t t) { return ages_ ? ++stamps_[t * stride_] : 0; }
+  // Clock ticks since `node` was last passed (>= 1) at clock `now`; 1 without ages.
   std::uint64_t age(std::uint32_t t, std::size_t node, std::uint32_t now) const {
-    return ages_ ? now - stamps_[t * stride_ + node] : 1;
+    return ages_ ? static_cast<std::uint32_t>(now - stamps_[t * stride_ + node]) : 1;
   }
 
  private:
@@ -74,7 +72,7 @@ class AccessHistoryTrees {
   std::size_t words_;  // 64-bit words per plane
   std::vector<std::uint64_t> bits_;
   bool ages_;
-  std::size_t stride_;  // stamps per tree: [0] = visits, [node] = last visit through node
+  std::size_t stride_;  // stamps per tree, indexed by node ([0] = visits of the tree)
   std::vector<std::uint32_t> stamps_;
   std::uint32_t trees_ = 0;
 };
