@@ -172,3 +172,32 @@ TEST_CASE("chameleon: bad region maps are errors naming the line") {
   CHECK(metric->size() == 1);
   CHECK((*metric)[0].t1 == 16);
 }
+
+TEST_CASE("chameleon: a region entered many times is one region with one signature") {
+  auto regions = parse_regions("region 1 a 0 10\nregion 2 b 10 20\nregion 1 a 20 30\n", "map");
+  REQUIRE(regions.ok());
+  SignatureTracer t({paper_shape(), 0, 0, *regions});
+  for (std::uint64_t i = 0; i < 40; ++i) t.access(at(i, 64 * i));
+  t.finish();
+  REQUIRE(t.region_signatures().size() == 3);  // region 1, region 2, other
+  REQUIRE(t.region_ids().size() == 2);
+  CHECK(t.region_ids()[0].id == 1);
+  CHECK(t.region_signatures()[0].references == 20);
+  CHECK(t.region_signatures()[1].references == 10);
+  CHECK(t.region_signatures()[2].references == 10);
+}
+
+TEST_CASE("chameleon: regions from I-Code events: program event k starts region k") {
+  // (time, config-space index): user event k is index 64 + k; index 5 is not a program event.
+  auto r = regions_from_icode_events({{100, 64 + 3}, {50, 64 + 1}, {200, 5}, {300, 64 + 1}, {400, 64 + 4096}});
+  REQUIRE(r.size() == 3);
+  CHECK(r[0].id == 1);
+  CHECK(r[0].t0 == 50);
+  CHECK(r[0].t1 == 100);
+  CHECK(r[1].id == 3);
+  CHECK(r[1].t1 == 300);
+  CHECK(r[2].id == 1);
+  CHECK(r[2].t1 == UINT64_MAX);
+  CHECK(r[0].name == "event1");
+  CHECK(regions_from_icode_events({}).empty());
+}

@@ -14,6 +14,7 @@
 #include "hmtt/analysis/compare.h"
 #include "hmtt/analysis/demo_workload.h"
 #include "hmtt/chameleon/chameleon.h"
+#include "hmtt/store/store.h"
 #include "hmtt/tracefmt/reader.h"
 
 using namespace hmtt;
@@ -371,4 +372,50 @@ TEST_CASE("chameleon: alpha split by node age round-trips and keeps the 512 B ra
   const auto syn = synth(data);
   const auto a = lru_hits(trace, 512), b = lru_hits(syn, 512);
   for (std::size_t k = 0; k < a.size(); ++k) CHECK(std::abs(a[k] - b[k]) <= 0.01);
+}
+
+TEST_CASE("chameleon profile: regions from the I-Code events of an hmtt store") {
+  const auto dir = std::filesystem::temp_directory_path() / ("hmtt_chameleon_store_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "t.hmtt").string();
+  std::vector<Reference> trace;
+  for (std::uint64_t i = 0; i < 3000; ++i) trace.push_back({i, (i < 2000 ? 8 * i : 4096 * (i % 7)), 4, Kind::Read, Origin::Unknown, 0});
+  {
+    auto w = store::StoreWriter::create(path, store::CaptureInfo{});
+    REQUIRE(w.ok());
+    REQUIRE((*w)->write(trace).ok());
+    // HMTT_EVENT(2) at t = 0 and t = 2500, HMTT_EVENT(7) at t = 1000; a FIFO loss event is not an I-Code.
+    std::vector<store::Event> ev(4);
+    ev[0].time = 0, ev[0].value = 64 + 2;
+    ev[1].time = 1000, ev[1].value = 64 + 7;
+    ev[2].time = 2500, ev[2].value = 64 + 2;
+    ev[3].time = 1500, ev[3].type = store::EventType::FifoLoss, ev[3].value = 1;
+    REQUIRE((*w)->add_events(ev).ok());
+    REQUIRE((*w)->finish().ok());
+  }
+  const std::string data = profile_of(trace, {"regions=" + path});
+  auto parsed = parse_profile(data);
+  REQUIRE(parsed.ok());
+  REQUIRE(parsed->regions.size() == 3);  // event 2, event 7, other
+  CHECK(parsed->regions[0].region.id == 2);
+  CHECK(parsed->regions[0].signature.references == 1000 + 500);
+  CHECK(parsed->regions[1].region.id == 7);
+  CHECK(parsed->regions[1].signature.references == 1500);
+  CHECK(parsed->regions[2].signature.references == 0);
+  // A store without program events is an error naming the knob.
+  const std::string empty = (dir / "e.hmtt").string();
+  {
+    auto w = store::StoreWriter::create(empty, store::CaptureInfo{});
+    REQUIRE(w.ok());
+    REQUIRE((*w)->write(trace).ok());
+    REQUIRE((*w)->finish().ok());
+  }
+  auto p = analysis::make_chameleon_profiler();
+  auto params = analysis::ProfileParams::parse({"regions=" + empty}, p->params());
+  REQUIRE(params.ok());
+  VectorSource src(trace);
+  auto out = p->profile(src, *params, {});
+  std::filesystem::remove_all(dir);
+  REQUIRE_FALSE(out.ok());
+  CHECK(out.error().message.find("'regions'") != std::string::npos);
 }

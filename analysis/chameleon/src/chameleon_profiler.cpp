@@ -29,14 +29,6 @@ Result<double> number_field(const Json& j, const char* field, const std::string&
   return v;
 }
 
-Result<std::string> read_text_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return make_error(path + ": cannot open");
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
 }  // namespace
 
 Result<SignatureModel> ChameleonProfile::model() const {
@@ -168,7 +160,7 @@ class ChameleonProfiler final : public Profiler {
             {"age_clock", "references", "the age split's clock: references, or visits of the child's block"},
             {"sample_on", "0", "interval sampling: references characterised per interval (0 = every reference)"},
             {"sample_off", "0", "interval sampling: references skipped after each interval (e.g. 9M with sample_on=1M)"},
-            {"regions", "", "region map file ('region ID NAME T0 T1' lines): one signature per code region"},
+            {"regions", "", "code regions, one signature each: a region map file ('region ID NAME T0 T1' lines) or an hmtt store whose I-Code events HMTT_EVENT(k) start region k"},
             {"seed_max", "8M", "synthesis: longest trace seed; longer traces replicate it"},
             {"max_iterations", "8", "synthesis: attempts of the T/R cold-miss adjustment"},
             {"tolerance", "0.001", "synthesis: accepted max CDF gap between the seed and the signature"}};
@@ -217,9 +209,7 @@ class ChameleonProfiler final : public Profiler {
     auto regions_path = params.text("regions");
     if (!regions_path) return regions_path.error();
     if (!regions_path->empty()) {
-      auto text = chameleon::read_text_file(*regions_path);
-      if (!text) return make_error("parameter 'regions': " + text.error().message);
-      auto regions = chameleon::parse_regions(*text, *regions_path);
+      auto regions = chameleon::load_regions(*regions_path);
       if (!regions) return regions.error();
       opt.regions = std::move(*regions);
     }
@@ -254,15 +244,15 @@ class ChameleonProfiler final : public Profiler {
     if (!opt.regions.empty()) {
       Json regions = Json::array();
       const auto& sigs = tracer.region_signatures();
+      const auto& ids = tracer.region_ids();
       for (std::size_t r = 0; r < sigs.size(); ++r) {
         Json e;
-        const bool other = r == opt.regions.size();
-        e["id"] = other ? std::uint64_t{0xffffffff} : std::uint64_t{opt.regions[r].id};
-        e["name"] = other ? std::string("other") : opt.regions[r].name;
-        if (!other) {
-          e["t0"] = opt.regions[r].t0;
-          e["t1"] = opt.regions[r].t1;
-        }
+        const bool other = r == ids.size();
+        e["id"] = other ? std::uint64_t{0xffffffff} : std::uint64_t{ids[r].id};
+        e["name"] = other ? std::string("other") : ids[r].name;
+        std::uint64_t intervals = 0;
+        for (const auto& iv : opt.regions) intervals += !other && iv.id == ids[r].id;
+        if (!other) e["intervals"] = intervals;
         e["weight"] = tracer.sampled() ? static_cast<double>(sigs[r].references) / static_cast<double>(tracer.sampled()) : 0.0;
         e["signature"] = sigs[r].to_json();
         regions.push_back(std::move(e));
@@ -281,7 +271,7 @@ class ChameleonProfiler final : public Profiler {
     // The paper's count: 17 CDF points + alpha per (reuse bin, level).
     out.summary["signature_numbers"] = chameleon::kCdfDepths + chameleon::kAlphaBins * opt.shape.levels();
     out.summary["stored_counts"] = 3 + s.reuse.size() + 2 * s.alpha_yes.size() + 2 * s.first_left.size() + kKindCount;
-    out.summary["regions"] = opt.regions.empty() ? 0 : opt.regions.size() + 1;
+    out.summary["regions"] = opt.regions.empty() ? 0 : tracer.region_ids().size() + 1;
     return out;
   }
 

@@ -59,6 +59,22 @@ Result<std::vector<CodeRegion>> parse_regions(const std::string& text, const std
   return out;
 }
 
+std::vector<CodeRegion> regions_from_icode_events(std::vector<std::pair<std::uint64_t, std::uint64_t>> events) {
+  constexpr std::uint64_t kFirstUserIndex = 64, kProgramEvents = 4096;
+  std::erase_if(events, [&](const auto& e) {
+    return e.second < kFirstUserIndex || e.second >= kFirstUserIndex + kProgramEvents;
+  });
+  std::stable_sort(events.begin(), events.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<CodeRegion> out;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const std::uint64_t t1 = i + 1 < events.size() ? events[i + 1].first : UINT64_MAX;
+    if (t1 <= events[i].first) continue;  // two events at one time: the later one wins
+    const auto k = static_cast<std::uint32_t>(events[i].second - kFirstUserIndex);
+    out.push_back({k, "event" + std::to_string(k), events[i].first, t1});
+  }
+  return out;
+}
+
 AccessHistoryTrees::AccessHistoryTrees(std::size_t levels, bool ages)
     : levels_(levels), words_(((std::size_t{2} << levels) + 63) / 64), ages_(ages),
       stride_(std::size_t{2} << levels) {}
@@ -83,8 +99,15 @@ SignatureTracer::SignatureTracer(TracerOptions options)
       word_shift_(static_cast<std::uint64_t>(std::countr_zero(options_.shape.word_bytes))),
       trees_(levels_, options_.shape.age_bins > 1),
       whole_(MemorySignature::empty(options_.shape)) {
-  if (!options_.regions.empty())
-    per_region_.assign(options_.regions.size() + 1, MemorySignature::empty(options_.shape));
+  if (!options_.regions.empty()) {
+    for (const auto& r : options_.regions) {
+      std::size_t slot = 0;
+      while (slot < ids_.size() && ids_[slot].id != r.id) ++slot;
+      if (slot == ids_.size()) ids_.push_back(r);
+      slot_of_interval_.push_back(slot);
+    }
+    per_region_.assign(ids_.size() + 1, MemorySignature::empty(options_.shape));
+  }
   restart_history();
 }
 
@@ -106,6 +129,11 @@ std::size_t SignatureTracer::region_of(std::uint64_t time) {
   return r.size();  // "other"
 }
 
+std::size_t SignatureTracer::slot_of(std::uint64_t time) {
+  const std::size_t i = region_of(time);
+  return i < slot_of_interval_.size() ? slot_of_interval_[i] : ids_.size();
+}
+
 void SignatureTracer::access(const Reference& ref) {
   const std::uint64_t index = seen_++;
   if (options_.sample_on != 0) {
@@ -114,7 +142,7 @@ void SignatureTracer::access(const Reference& ref) {
     if (phase >= options_.sample_on) return;
     if (phase == 0 && index != 0) restart_history();
   }
-  MemorySignature& sig = per_region_.empty() ? whole_ : per_region_[region_of(ref.time)];
+  MemorySignature& sig = per_region_.empty() ? whole_ : per_region_[slot_of(ref.time)];
   const std::uint64_t distance = stack_->access(ref.address);
   ++sig.references;
   ++sig.kinds[static_cast<std::size_t>(ref.kind) % kKindCount];

@@ -38,8 +38,18 @@ struct CodeRegion {
 // Region map text, one region per line ('#' comments, numbers decimal or 0x-hex):
 //   region ID NAME T0 T1
 // (the region lines of METRIC's reference-point map, so one file serves both).
-// Regions must not overlap; errors name `name:line`.
+// Regions must not overlap; errors name `name:line`. Lines with the same ID are
+// one region (a code region entered many times), with one signature.
 Result<std::vector<CodeRegion>> parse_regions(const std::string& text, const std::string& name);
+
+// Regions from the I-Code events of a trace: a program event k (HMTT_EVENT(k),
+// recorded as config-space index 64 + k, k < 4096) starts region k, which
+// lasts until the next program event (the last one to the end of the trace).
+// `events` are (time, config-space index) pairs in any order; others are ignored.
+std::vector<CodeRegion> regions_from_icode_events(std::vector<std::pair<std::uint64_t, std::uint64_t>> events);
+
+// The `regions` knob: an hmtt store (its I-Code events) or a region map file.
+Result<std::vector<CodeRegion>> load_regions(const std::string& path);
 
 // Per-block access-history trees: a visited bit and a direction bit per node,
 // and a visited bit per leaf (heap order: leaves are 2^levels .. 2^(levels+1)-1).
@@ -98,13 +108,16 @@ class SignatureTracer {
   std::uint64_t sampled() const { return whole_.references; }
   // The whole trace's signature (the sum of the regions' signatures).
   const MemorySignature& signature() const { return whole_; }
-  // One signature per region; the last is "other" (references in no region).
+  // One signature per region ID (in order of first appearance in the map);
+  // the last is "other" (references in no region).
   const std::vector<MemorySignature>& region_signatures() const { return per_region_; }
-  const std::vector<CodeRegion>& regions() const { return options_.regions; }
+  // The region (id, name of its first interval) behind region_signatures()[i], i < size - 1.
+  const std::vector<CodeRegion>& region_ids() const { return ids_; }
 
  private:
   void restart_history();
-  std::size_t region_of(std::uint64_t time);
+  std::size_t region_of(std::uint64_t time);  // interval index, or regions.size()
+  std::size_t slot_of(std::uint64_t time);    // per_region_ index
 
   TracerOptions options_;
   std::size_t levels_;
@@ -114,6 +127,8 @@ class SignatureTracer {
   AccessHistoryTrees trees_;
   MemorySignature whole_;
   std::vector<MemorySignature> per_region_;
+  std::vector<CodeRegion> ids_;               // one per distinct region id
+  std::vector<std::size_t> slot_of_interval_;  // options_.regions[i] -> per_region_ index
   std::size_t region_hint_ = 0;
   std::uint64_t seen_ = 0;
 };
