@@ -1,0 +1,142 @@
+// The Chameleon memory signature (Weinberg and Snavely, "Chameleon: a
+// framework for observing, understanding, and imitating the memory behavior
+// of applications", sections 2.1-2.2 and 3.2): the reuse-distance CDF of
+// the widest block (512 B by default) and, per reuse-distance bin, the alpha
+// values of every level of the per-block access-history tree.
+//
+//   reuse        counts of 512-byte reuse distances in `sub_bins` equal slices
+//                of every octave: bin 0 = distance 0, then octave k (distances
+//                [2^(k-1), 2^k)) is bins 1+(k-1)*S .. k*S. Every power-of-two
+//                depth is a bin edge, so the paper's 17-point CDF hit(d, 512),
+//                d = 2^0..2^16, is read off exactly; the finer slices only
+//                decide where inside an octave a synthetic distance falls.
+//   cold         first references to a block (infinite distance).
+//   alpha        yes/no counts per (alpha bin, tree level, node state):
+//                alpha bin 0 = distance 0, bin k = [2^(k-1), 2^k) for
+//                k = 1..16, bin 17 = distance >= 2^16; level 0 is the root
+//                (512 B -> which 256 B half), the last level chooses the word.
+//                alpha = yes/(yes+no), the probability that a visit to a tree
+//                node takes the same edge as the previous visit to that node.
+//                We split each count by the node's state: only one child
+//                visited so far (a "no" explores a new half) or both (a "no"
+//                returns to a known half), and "both" by the age of the other
+//                child (references since it was last used, `age_bins` log4
+//                bins); the paper's alpha is the sum over states.
+//                Without the split, flips between two used halves and first
+//                steps into an unused half share one probability, and the
+//                synthetic blocks fill up: every half gets used eventually.
+//   first        per level, how often a node's first visit went left/right
+//                (the paper leaves first visits uncounted; we keep their
+//                direction so that synthetic blocks are entered like the
+//                original's).
+//   kinds        read / write / ifetch / modify counts.
+//
+// Signatures add: the signature of a region is the counts of its references,
+// and a weighted combination scales each region's counts to its weight
+// (section 3.2's per-basic-block signatures combined by execution counts).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hmtt/analysis/tool.h"
+#include "hmtt/reference.h"
+#include "hmtt/result.h"
+
+namespace hmtt::chameleon {
+
+using analysis::Json;
+
+// The 17 depths of the paper's CDF (2^0 .. 2^16 blocks) and the alpha bins over them.
+inline constexpr std::size_t kCdfDepths = 17;
+inline constexpr std::size_t kAlphaBins = kCdfDepths + 1;
+// Octaves of reuse distance the histogram covers (distances < 2^40 blocks).
+inline constexpr std::size_t kOctaves = 40;
+
+// The shape every signature of one profile shares.
+struct SignatureShape {
+  std::uint64_t block_bytes = 512;  // the widest block: the CDF's width, the tree's root
+  std::uint64_t word_bytes = 4;     // the tree's leaves
+  std::uint32_t sub_bins = 4;       // histogram slices per octave
+  std::uint32_t age_bins = 1;       // "both" states split by the age of the other child, log4 bins
+  bool age_in_visits = false;       // age clock: references (false) or visits of the child's block (true)
+
+  std::size_t levels() const;          // log2(block / word)
+  std::size_t histogram_bins() const;  // 1 + kOctaves * sub_bins
+  std::size_t node_states() const { return 2 * std::size_t{age_bins}; }  // (one/both children) x age
+  std::size_t alpha_row() const { return node_states() * levels(); }     // counts per alpha bin
+  // Age bin of a child last used `age` (>= 1) references ago: 1, 2-4, 5-16, 17-64, ... (capped).
+  std::size_t age_bin(std::uint64_t age) const;
+  // Histogram bin of a (finite) distance; alpha bin of a distance.
+  std::size_t histogram_bin(std::uint64_t distance) const;
+  static std::size_t alpha_bin(std::uint64_t distance);
+  // Distances [lo, hi) of histogram bin `bin` (empty when lo == hi).
+  std::pair<std::uint64_t, std::uint64_t> histogram_range(std::size_t bin) const;
+  // Checks the shape (powers of two, block > word, sub_bins a power of two <= 64).
+  Status validate() const;
+  friend bool operator==(const SignatureShape&, const SignatureShape&) = default;
+};
+
+struct MemorySignature {
+  SignatureShape shape;
+  std::uint64_t references = 0;             // references characterised
+  std::uint64_t cold = 0;                   // first references to a block
+  std::vector<std::uint64_t> reuse;         // histogram_bins() counts
+  // kAlphaBins rows of shape.alpha_row() counts, see alpha_index(): per age bin,
+  // `levels` counts with one child visited, then `levels` with both.
+  std::vector<std::uint64_t> alpha_yes;
+  std::vector<std::uint64_t> alpha_no;
+  std::vector<std::uint64_t> first_left;    // levels()
+  std::vector<std::uint64_t> first_right;   // levels()
+  std::array<std::uint64_t, kKindCount> kinds{};
+
+  // An all-zero signature of `shape`.
+  static MemorySignature empty(const SignatureShape& shape);
+
+  // The paper's alpha(bin, level) = yes / (yes + no) over both node states;
+  // `fallback` when never observed.
+  double alpha(std::size_t bin, std::size_t level, double fallback) const;
+  // Index into alpha_yes / alpha_no.
+  std::size_t alpha_index(std::size_t bin, std::size_t level, bool both, std::size_t age = 0) const {
+    return bin * shape.alpha_row() + (age * 2 + (both ? 1 : 0)) * shape.levels() + level;
+  }
+  // hit(d, block_bytes): share of references with distance < depth, depth a power of two.
+  double hit_ratio(std::uint64_t depth) const;
+  // The paper's 17-point CDF, hit(2^k, block_bytes) for k = 0..16.
+  std::vector<double> cdf() const;
+
+  // Adds `other` (same shape) count by count.
+  Status add(const MemorySignature& other);
+
+  // The JSON object of a signature (the counts, plus the derived CDF and
+  // alpha values for readers; from_json ignores the derived fields).
+  Json to_json() const;
+  // Parses the object written by to_json; errors name the field, prefixed by `where`.
+  static Result<MemorySignature> from_json(const Json& j, const SignatureShape& shape, const std::string& where);
+
+  friend bool operator==(const MemorySignature&, const MemorySignature&) = default;
+};
+
+// A signature as probabilities, ready for synthesis: the weighted mixture of
+// region signatures (each region's counts normalised by its references,
+// scaled by its weight), or a single signature.
+struct SignatureModel {
+  SignatureShape shape;
+  double cold = 0;                    // probability of a first reference
+  std::vector<double> reuse;          // probability of each histogram bin
+  std::vector<double> alpha;          // P(same edge), indexed like MemorySignature::alpha_index
+  std::vector<double> first_left;     // levels: P(first visit goes left)
+  std::array<double, kKindCount> kinds{};
+};
+
+struct WeightedSignature {
+  double weight = 1;
+  const MemorySignature* signature = nullptr;
+};
+// Combines regions by weight (weights need not sum to one); errors when the
+// shapes differ or no region has weight and references.
+Result<SignatureModel> combine(const std::vector<WeightedSignature>& regions);
+
+}  // namespace hmtt::chameleon

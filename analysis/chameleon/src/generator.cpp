@@ -1,0 +1,314 @@
+#include "hmtt/chameleon/generator.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <limits>
+
+#include "hmtt/chameleon/tracer.h"
+
+namespace hmtt::chameleon {
+
+namespace {
+
+// splitmix64: a small, fast generator; the stream is a function of the seed only.
+class Random {
+ public:
+  explicit Random(std::uint64_t seed) : state_(seed) {}
+  std::uint64_t next() {
+    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  // Uniform in [0, 1).
+  double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+
+ private:
+  std::uint64_t state_;
+};
+
+// The LRU list of synthetic blocks as order statistics over "last touched"
+// positions: a Fenwick tree marks the position of every block's last touch,
+// so the block at depth d is the (size - d)-th mark from the oldest.
+class LruBlockList {
+ public:
+  explicit LruBlockList(std::size_t positions)
+      : tree_(positions + 1, 0), block_at_(positions, 0), top_(std::bit_floor(positions + 1)) {}
+  std::uint64_t size() const { return size_; }
+  std::uint64_t push_new() {
+    const std::uint64_t block = pos_of_.size();
+    pos_of_.push_back(0);
+    ++size_;
+    place(block);
+    return block;
+  }
+  // The block at depth `d` (< size()), moved to the head.
+  std::uint64_t touch_at_depth(std::uint64_t d) {
+    if (d == 0) return block_at_[next_ - 1];  // already the head
+    const std::size_t pos = kth(size_ - d);
+    const std::uint64_t block = block_at_[pos];
+    add(pos, -1);
+    place(block);
+    return block;
+  }
+
+ private:
+  void place(std::uint64_t block) {
+    const std::size_t pos = next_++;
+    add(pos, +1);
+    block_at_[pos] = block;
+    pos_of_[block] = pos;
+  }
+  void add(std::size_t pos, std::int32_t delta) {
+    for (std::size_t i = pos + 1; i < tree_.size(); i += i & (~i + 1)) tree_[i] += delta;
+  }
+  // 0-based position of the k-th mark (k >= 1).
+  std::size_t kth(std::uint64_t k) const {
+    std::size_t pos = 0;
+    auto rest = static_cast<std::int64_t>(k);
+    for (std::size_t step = top_; step != 0; step >>= 1) {
+      if (pos + step < tree_.size() && tree_[pos + step] < rest) {
+        pos += step;
+        rest -= tree_[pos];
+      }
+    }
+    return pos;
+  }
+
+  std::vector<std::int32_t> tree_;
+  std::vector<std::uint64_t> block_at_;
+  std::vector<std::size_t> pos_of_;
+  std::size_t top_;
+  std::size_t next_ = 0;
+  std::uint64_t size_ = 0;
+};
+
+constexpr std::uint8_t kColdBin = 0xff;
+
+struct BlockTrace {
+  std::vector<std::uint32_t> blocks;
+  std::vector<std::uint8_t> alpha_bins;  // kColdBin for a new block
+  std::vector<double> achieved;          // probability per category (bins, then cold)
+  std::uint64_t working_set = 0;
+};
+
+// One attempt: `length` block references from category probabilities `p`.
+BlockTrace draw_blocks(const SignatureShape& shape, const std::vector<double>& p, std::uint64_t length,
+                       std::uint64_t seed) {
+  const std::size_t cold = p.size() - 1;
+  std::vector<double> cumulative(p.size());
+  double sum = 0;
+  for (std::size_t i = 0; i < p.size(); ++i) cumulative[i] = (sum += p[i]);
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> range(cold);
+  for (std::size_t b = 0; b < cold; ++b) range[b] = shape.histogram_range(b);
+  Random rng(seed);
+  LruBlockList lru(length);
+  BlockTrace t;
+  t.blocks.resize(length);
+  t.alpha_bins.resize(length);
+  std::vector<std::uint64_t> tally(p.size(), 0);
+  for (std::uint64_t i = 0; i < length; ++i) {
+    const double u = rng.unit() * sum;
+    auto c = static_cast<std::size_t>(std::upper_bound(cumulative.begin(), cumulative.end(), u) - cumulative.begin());
+    if (c > cold) c = cold;
+    std::uint64_t block = 0;
+    std::uint64_t d = 0;
+    bool is_new = c == cold;
+    if (!is_new) {
+      const auto [lo, hi] = range[c];
+      d = lo + static_cast<std::uint64_t>(rng.unit() * static_cast<double>(hi - lo));
+      if (d >= hi) d = hi - 1;
+      is_new = d >= lru.size();
+    }
+    if (is_new) {
+      block = lru.push_new();
+      ++tally[cold];
+      t.alpha_bins[i] = kColdBin;
+    } else {
+      block = lru.touch_at_depth(d);
+      ++tally[c];
+      t.alpha_bins[i] = static_cast<std::uint8_t>(SignatureShape::alpha_bin(d));
+    }
+    t.blocks[i] = static_cast<std::uint32_t>(block);
+  }
+  t.working_set = lru.size();
+  t.achieved.resize(p.size());
+  for (std::size_t i = 0; i < p.size(); ++i)
+    t.achieved[i] = length ? static_cast<double>(tally[i]) / static_cast<double>(length) : 0;
+  return t;
+}
+
+// Max |difference| of the two distributions' CDFs over every bin edge.
+double max_cdf_gap(const std::vector<double>& a, const std::vector<double>& b) {
+  double ca = 0, cb = 0, gap = 0;
+  for (std::size_t i = 0; i + 1 < a.size(); ++i) {  // the last category (cold) closes both at 1
+    ca += a[i];
+    cb += b[i];
+    gap = std::max(gap, std::abs(ca - cb));
+  }
+  return gap;
+}
+
+}  // namespace
+
+analysis::Json TraceSeed::metadata() const {
+  analysis::Json j;
+  j["length"] = addresses.size();
+  j["working_set_blocks"] = working_set_blocks;
+  j["working_set_bytes"] = working_set_blocks * shape.block_bytes;
+  j["block_bytes"] = shape.block_bytes;
+  j["word_bytes"] = shape.word_bytes;
+  j["min_replications"] = min_replications;
+  j["base_address"] = base_address;
+  j["iterations"] = iterations;
+  j["cdf_mean_error"] = cdf_mean_error;
+  j["cdf_max_error"] = cdf_max_error;
+  return j;
+}
+
+Result<TraceSeed> generate_seed(const SignatureModel& model, const GeneratorOptions& options) {
+  if (auto s = model.shape.validate(); !s) return s.error();
+  if (options.seed_length == 0) return make_error("seed length must be at least 1");
+  if (options.seed_length > (std::uint64_t{1} << 31)) return make_error("seed length must be below 2^31");
+  const SignatureShape& shape = model.shape;
+  const std::size_t levels = shape.levels();
+  if (model.reuse.size() != shape.histogram_bins() || model.alpha.size() != kAlphaBins * shape.alpha_row() ||
+      model.first_left.size() != levels)
+    return make_error("signature model: arrays do not match the shape");
+  // Categories: the histogram bins, then cold.
+  std::vector<double> target(model.reuse);
+  target.push_back(model.cold);
+  double total = 0;
+  for (double& v : target) {
+    if (!(v >= 0) || !std::isfinite(v)) return make_error("signature model: a probability is negative or not finite");
+    total += v;
+  }
+  if (total <= 0) return make_error("signature model: no references");
+  for (double& v : target) v /= total;
+
+  // 1. Block trace, with the T/R adjustment for the cold misses the list adds.
+  const double tolerance =
+      std::max(options.tolerance, 2.0 / std::sqrt(static_cast<double>(options.seed_length)));
+  std::vector<double> input = target;
+  BlockTrace best;
+  double best_gap = std::numeric_limits<double>::infinity();
+  std::uint32_t iterations = 0;
+  for (std::uint32_t it = 0; it < std::max<std::uint32_t>(1, options.max_iterations); ++it) {
+    ++iterations;
+    BlockTrace attempt = draw_blocks(shape, input, options.seed_length, options.random_seed + it);
+    const std::vector<double> achieved = attempt.achieved;
+    const double gap = max_cdf_gap(target, achieved);
+    if (gap < best_gap) {
+      best_gap = gap;
+      best = std::move(attempt);
+    }
+    if (best_gap <= tolerance) break;
+    double sum = 0;
+    for (std::size_t c = 0; c < input.size(); ++c) {
+      if (target[c] == 0) {
+        input[c] = 0;
+      } else if (achieved[c] > 0) {
+        input[c] *= target[c] / achieved[c];
+      } else {
+        input[c] = std::max(input[c] * 2, target[c]);
+      }
+      sum += input[c];
+    }
+    for (double& v : input) v /= sum;
+  }
+
+  // 2. Offsets from the alpha trees, kinds from their shares.
+  TraceSeed seed;
+  seed.shape = shape;
+  seed.base_address = options.base_address;
+  seed.working_set_blocks = best.working_set;
+  seed.iterations = iterations;
+  const std::uint64_t flush = std::uint64_t{1} << (kCdfDepths - 1);
+  seed.min_replications = std::max<std::uint64_t>(1, (flush + best.working_set - 1) / std::max<std::uint64_t>(1, best.working_set));
+  {
+    std::vector<double> got(best.achieved.begin(), best.achieved.end() - 1);
+    std::vector<double> want(target.begin(), target.end() - 1);
+    double sum_err = 0, max_err = 0;
+    for (std::size_t k = 0; k < kCdfDepths; ++k) {
+      const std::uint64_t depth = std::uint64_t{1} << k;
+      double a = 0, b = 0;
+      for (std::size_t bin = 0; bin < want.size(); ++bin)
+        if (shape.histogram_range(bin).second <= depth) {
+          a += want[bin];
+          b += got[bin];
+        }
+      sum_err += std::abs(a - b);
+      max_err = std::max(max_err, std::abs(a - b));
+    }
+    seed.cdf_mean_error = sum_err / kCdfDepths;
+    seed.cdf_max_error = max_err;
+  }
+  Random rng(options.random_seed ^ 0x5eed0ff5e7ULL);
+  std::vector<double> kind_cumulative(kKindCount);
+  double ks = 0;
+  for (std::size_t k = 0; k < kKindCount; ++k) kind_cumulative[k] = (ks += model.kinds[k]);
+  AccessHistoryTrees trees(levels, shape.age_bins > 1);
+  seed.addresses.resize(best.blocks.size());
+  seed.kinds.resize(best.blocks.size());
+  std::uint32_t trees_made = 0;
+  for (std::size_t i = 0; i < best.blocks.size(); ++i) {
+    const std::uint32_t block = best.blocks[i];
+    while (trees_made <= block) trees_made = trees.add() + 1;
+    const std::size_t abin = best.alpha_bins[i] == kColdBin ? 0 : best.alpha_bins[i];
+    const std::uint32_t visits = trees.visit(block);
+    const auto now = shape.age_in_visits ? visits : static_cast<std::uint32_t>(i + 1);
+    std::size_t node = 1;
+    std::uint64_t word = 0;
+    for (std::size_t level = 0; level < levels; ++level) {
+      bool right = false;
+      if (trees.visited(block, node)) {
+        const bool both = trees.visited(block, 2 * node) && trees.visited(block, 2 * node + 1);
+        const std::size_t age =
+            both ? shape.age_bin(trees.age(block, 2 * node + (trees.went_right(block, node) ? 0 : 1), now)) : 0;
+        const bool same =
+            rng.unit() < model.alpha[abin * shape.alpha_row() + (age * 2 + (both ? 1 : 0)) * levels + level];
+        right = same ? trees.went_right(block, node) : !trees.went_right(block, node);
+      } else {
+        right = !(rng.unit() < model.first_left[level]);
+      }
+      trees.mark(block, node, right, now);
+      node = node * 2 + (right ? 1 : 0);
+      word = word * 2 + (right ? 1 : 0);
+    }
+    trees.mark(block, node, false, now);
+    seed.addresses[i] = options.base_address + block * shape.block_bytes + word * shape.word_bytes;
+    std::size_t kind = 0;
+    if (ks > 0) {
+      const double u = rng.unit() * ks;
+      while (kind + 1 < kKindCount && kind_cumulative[kind] <= u) ++kind;
+    }
+    seed.kinds[i] = static_cast<Kind>(kind);
+  }
+  return seed;
+}
+
+SeedExpansion::SeedExpansion(std::shared_ptr<const TraceSeed> seed, std::uint64_t length)
+    : seed_(std::move(seed)), length_(length) {}
+
+Result<std::size_t> SeedExpansion::read(std::span<Reference> out) {
+  std::size_t n = 0;
+  const std::uint64_t len = seed_->addresses.size();
+  if (len == 0) return n;
+  const std::uint64_t copy_bytes = seed_->working_set_blocks * seed_->shape.block_bytes;
+  const std::uint64_t cycle = seed_->min_replications + 1;
+  while (n < out.size() && done_ < length_) {
+    const std::uint64_t copy = done_ / len;
+    const std::uint64_t i = done_ % len;
+    Reference r;
+    r.time = done_;
+    r.address = seed_->addresses[i] + (copy % cycle) * copy_bytes;
+    r.size = static_cast<std::uint32_t>(seed_->shape.word_bytes);
+    r.kind = seed_->kinds[i];
+    out[n++] = r;
+    ++done_;
+  }
+  return n;
+}
+
+}  // namespace hmtt::chameleon

@@ -1,0 +1,313 @@
+#include "hmtt/chameleon/signature.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+namespace hmtt::chameleon {
+
+namespace {
+
+bool power_of_two(std::uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+
+// Reads an unsigned count array `value` named `name` of exactly `n` entries
+// (with `pad`, shorter arrays are zero-padded: trailing empty bins are not written).
+Result<std::vector<std::uint64_t>> count_array(const Json& value, std::size_t n, bool pad, const std::string& name) {
+  if (!value.is_array()) return make_error(name + ": not an array");
+  if (value.size() > n || (!pad && value.size() != n))
+    return make_error(name + ": has " + std::to_string(value.size()) + " entries, expected " + std::to_string(n));
+  std::vector<std::uint64_t> out(n, 0);
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    const auto& v = value[i];
+    if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<std::int64_t>() >= 0))
+      return make_error(name + "[" + std::to_string(i) + "]: not an unsigned integer");
+    out[i] = v.get<std::uint64_t>();
+  }
+  return out;
+}
+
+Result<std::vector<std::uint64_t>> counts(const Json& j, const char* field, std::size_t n, bool pad,
+                                          const std::string& where) {
+  const auto it = j.find(field);
+  if (it == j.end()) return make_error(where + "." + field + ": missing");
+  return count_array(*it, n, pad, where + "." + field);
+}
+
+// A table of `rows` rows of `cols` counts (rows may be missing at the end).
+Result<std::vector<std::uint64_t>> table(const Json& j, const char* field, std::size_t rows, std::size_t cols,
+                                         const std::string& where) {
+  const std::string name = where + "." + field;
+  const auto it = j.find(field);
+  if (it == j.end()) return make_error(name + ": missing");
+  if (!it->is_array()) return make_error(name + ": not an array");
+  if (it->size() > rows)
+    return make_error(name + ": has " + std::to_string(it->size()) + " rows, expected " + std::to_string(rows));
+  std::vector<std::uint64_t> out(rows * cols, 0);
+  for (std::size_t r = 0; r < it->size(); ++r) {
+    auto v = count_array((*it)[r], cols, false, name + "[" + std::to_string(r) + "]");
+    if (!v) return v.error();
+    std::copy(v->begin(), v->end(), out.begin() + static_cast<std::ptrdiff_t>(r * cols));
+  }
+  return out;
+}
+
+Result<std::uint64_t> count(const Json& j, const char* field, const std::string& where) {
+  const auto it = j.find(field);
+  if (it == j.end()) return make_error(where + "." + field + ": missing");
+  if (!it->is_number_unsigned() && !(it->is_number_integer() && it->get<std::int64_t>() >= 0))
+    return make_error(where + "." + field + ": not an unsigned integer");
+  return it->get<std::uint64_t>();
+}
+
+}  // namespace
+
+std::size_t SignatureShape::levels() const {
+  return static_cast<std::size_t>(std::countr_zero(block_bytes) - std::countr_zero(word_bytes));
+}
+
+std::size_t SignatureShape::histogram_bins() const { return 1 + kOctaves * sub_bins; }
+
+std::size_t SignatureShape::histogram_bin(std::uint64_t distance) const {
+  if (distance == 0) return 0;
+  const auto k = static_cast<std::size_t>(std::bit_width(distance));  // distance in [2^(k-1), 2^k)
+  if (k > kOctaves) return histogram_bins() - 1;
+  const std::uint64_t base = std::uint64_t{1} << (k - 1);
+  const std::uint64_t slice = (distance - base) * sub_bins / base;  // base < 2^40, sub_bins <= 64: no overflow
+  return 1 + (k - 1) * sub_bins + static_cast<std::size_t>(slice);
+}
+
+std::size_t SignatureShape::age_bin(std::uint64_t age) const {
+  const auto k = static_cast<std::size_t>(std::bit_width(age > 0 ? age - 1 : 0));
+  return std::min<std::size_t>((k + 1) / 2, age_bins - 1);
+}
+
+std::size_t SignatureShape::alpha_bin(std::uint64_t distance) {
+  const auto k = static_cast<std::size_t>(std::bit_width(distance));
+  return k < kAlphaBins ? k : kAlphaBins - 1;
+}
+
+std::pair<std::uint64_t, std::uint64_t> SignatureShape::histogram_range(std::size_t bin) const {
+  if (bin == 0) return {0, 1};
+  const std::size_t k = (bin - 1) / sub_bins + 1;
+  const std::uint64_t slice = (bin - 1) % sub_bins;
+  const std::uint64_t base = std::uint64_t{1} << (k - 1);
+  // d is in slice s when floor((d - base) * S / base) == s, i.e. d - base >= ceil(s * base / S).
+  auto start = [&](std::uint64_t s) { return base + (s * base + sub_bins - 1) / sub_bins; };
+  return {start(slice), start(slice + 1)};
+}
+
+Status SignatureShape::validate() const {
+  if (!power_of_two(block_bytes)) return make_error("block_bytes: must be a power of two");
+  if (!power_of_two(word_bytes)) return make_error("word_bytes: must be a power of two");
+  if (word_bytes >= block_bytes) return make_error("word_bytes: must be smaller than block_bytes");
+  if (levels() > 12) return make_error("block_bytes: at most 4096 words per block (block / word <= 2^12)");
+  if (!power_of_two(sub_bins) || sub_bins > 64) return make_error("sub_bins: must be a power of two <= 64");
+  if (age_bins == 0 || age_bins > 16) return make_error("age_bins: must be in 1 .. 16");
+  return Status::success();
+}
+
+MemorySignature MemorySignature::empty(const SignatureShape& shape) {
+  MemorySignature s;
+  s.shape = shape;
+  s.reuse.assign(shape.histogram_bins(), 0);
+  s.alpha_yes.assign(kAlphaBins * shape.alpha_row(), 0);
+  s.alpha_no.assign(kAlphaBins * shape.alpha_row(), 0);
+  s.first_left.assign(shape.levels(), 0);
+  s.first_right.assign(shape.levels(), 0);
+  return s;
+}
+
+double MemorySignature::alpha(std::size_t bin, std::size_t level, double fallback) const {
+  std::uint64_t y = 0, n = 0;
+  for (std::size_t state = 0; state < shape.node_states(); ++state) {
+    const std::size_t i = bin * shape.alpha_row() + state * shape.levels() + level;
+    y += alpha_yes[i];
+    n += alpha_yes[i] + alpha_no[i];
+  }
+  return n ? static_cast<double>(y) / static_cast<double>(n) : fallback;
+}
+
+double MemorySignature::hit_ratio(std::uint64_t depth) const {
+  if (references == 0) return 0;
+  std::uint64_t hits = 0;
+  for (std::size_t b = 0; b < reuse.size(); ++b)
+    if (shape.histogram_range(b).second <= depth) hits += reuse[b];
+  return static_cast<double>(hits) / static_cast<double>(references);
+}
+
+std::vector<double> MemorySignature::cdf() const {
+  std::vector<double> out;
+  for (std::size_t k = 0; k < kCdfDepths; ++k) out.push_back(hit_ratio(std::uint64_t{1} << k));
+  return out;
+}
+
+Status MemorySignature::add(const MemorySignature& other) {
+  if (!(shape == other.shape)) return make_error("signatures of different shapes cannot be added");
+  references += other.references;
+  cold += other.cold;
+  auto sum = [](std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b) {
+    for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) a[i] += b[i];
+  };
+  sum(reuse, other.reuse);
+  sum(alpha_yes, other.alpha_yes);
+  sum(alpha_no, other.alpha_no);
+  sum(first_left, other.first_left);
+  sum(first_right, other.first_right);
+  for (std::size_t k = 0; k < kinds.size(); ++k) kinds[k] += other.kinds[k];
+  return Status::success();
+}
+
+Json MemorySignature::to_json() const {
+  Json j;
+  j["references"] = references;
+  j["cold"] = cold;
+  Json k = Json::object();
+  for (int i = 0; i < kKindCount; ++i) k[std::string(kind_name(static_cast<Kind>(i)))] = kinds[static_cast<std::size_t>(i)];
+  j["kinds"] = k;
+  // Derived, for people: the paper's 17-point CDF.
+  Json cdf_j = Json::object();
+  Json depths = Json::array(), hits = Json::array();
+  const auto c = cdf();
+  for (std::size_t i = 0; i < kCdfDepths; ++i) {
+    depths.push_back(std::uint64_t{1} << i);
+    hits.push_back(std::round(c[i] * 1e6) / 1e6);
+  }
+  cdf_j["depths"] = depths;
+  cdf_j["hit"] = hits;
+  j["cdf"] = cdf_j;
+  // The histogram without its trailing empty bins.
+  std::size_t used = reuse.size();
+  while (used > 0 && reuse[used - 1] == 0) --used;
+  j["reuse"] = std::vector<std::uint64_t>(reuse.begin(), reuse.begin() + static_cast<std::ptrdiff_t>(used));
+  const std::size_t levels = shape.levels();
+  Json yes = Json::array(), no = Json::array(), alpha_j = Json::array();
+  for (std::size_t b = 0; b < kAlphaBins; ++b) {
+    Json y = Json::array(), n = Json::array(), a = Json::array();
+    for (std::size_t i = 0; i < shape.alpha_row(); ++i) {
+      y.push_back(alpha_yes[b * shape.alpha_row() + i]);
+      n.push_back(alpha_no[b * shape.alpha_row() + i]);
+    }
+    for (std::size_t l = 0; l < levels; ++l) {
+      const double v = alpha(b, l, -1);
+      a.push_back(v < 0 ? Json(nullptr) : Json(std::round(v * 1e4) / 1e4));
+    }
+    yes.push_back(y);
+    no.push_back(n);
+    alpha_j.push_back(a);
+  }
+  j["alpha"] = alpha_j;
+  j["alpha_yes"] = yes;
+  j["alpha_no"] = no;
+  j["first_left"] = first_left;
+  j["first_right"] = first_right;
+  return j;
+}
+
+Result<MemorySignature> MemorySignature::from_json(const Json& j, const SignatureShape& shape,
+                                                   const std::string& where) {
+  if (auto s = shape.validate(); !s) return s.error();
+  if (!j.is_object()) return make_error(where + ": not an object");
+  MemorySignature s = empty(shape);
+  auto refs = count(j, "references", where);
+  if (!refs) return refs.error();
+  s.references = *refs;
+  auto cold = count(j, "cold", where);
+  if (!cold) return cold.error();
+  s.cold = *cold;
+  const auto kinds = j.find("kinds");
+  if (kinds == j.end() || !kinds->is_object()) return make_error(where + ".kinds: missing or not an object");
+  for (int i = 0; i < kKindCount; ++i) {
+    const std::string name(kind_name(static_cast<Kind>(i)));
+    auto v = count(*kinds, name.c_str(), where + ".kinds");
+    if (!v) return v.error();
+    s.kinds[static_cast<std::size_t>(i)] = *v;
+  }
+  const std::size_t levels = shape.levels();
+  auto reuse = counts(j, "reuse", shape.histogram_bins(), true, where);
+  if (!reuse) return reuse.error();
+  s.reuse = std::move(*reuse);
+  auto yes = table(j, "alpha_yes", kAlphaBins, shape.alpha_row(), where);
+  if (!yes) return yes.error();
+  s.alpha_yes = std::move(*yes);
+  auto no = table(j, "alpha_no", kAlphaBins, shape.alpha_row(), where);
+  if (!no) return no.error();
+  s.alpha_no = std::move(*no);
+  auto left = counts(j, "first_left", levels, false, where);
+  if (!left) return left.error();
+  s.first_left = std::move(*left);
+  auto right = counts(j, "first_right", levels, false, where);
+  if (!right) return right.error();
+  s.first_right = std::move(*right);
+  // Consistency: every reference is cold or has one distance; kinds sum to the references.
+  std::uint64_t total = s.cold;
+  for (std::uint64_t c : s.reuse) {
+    if (total > UINT64_MAX - c) return make_error(where + ".reuse: counts overflow");
+    total += c;
+  }
+  if (total != s.references)
+    return make_error(where + ".reuse: cold + reuse counts = " + std::to_string(total) + ", but references = " +
+                      std::to_string(s.references));
+  std::uint64_t by_kind = 0;
+  for (std::uint64_t c : s.kinds) by_kind += c;
+  if (by_kind != s.references)
+    return make_error(where + ".kinds: sum " + std::to_string(by_kind) + " differs from references " +
+                      std::to_string(s.references));
+  return s;
+}
+
+Result<SignatureModel> combine(const std::vector<WeightedSignature>& regions) {
+  if (regions.empty() || regions.front().signature == nullptr) return make_error("no signature to combine");
+  SignatureModel m;
+  m.shape = regions.front().signature->shape;
+  const std::size_t levels = m.shape.levels();
+  m.reuse.assign(m.shape.histogram_bins(), 0);
+  const std::size_t row = m.shape.alpha_row();
+  std::vector<double> yes(kAlphaBins * row, 0), seen(kAlphaBins * row, 0);
+  std::vector<double> left(levels, 0), firsts(levels, 0);
+  double total = 0;
+  for (std::size_t r = 0; r < regions.size(); ++r) {
+    const MemorySignature* s = regions[r].signature;
+    if (s == nullptr) return make_error("region " + std::to_string(r) + ": no signature");
+    if (!(s->shape == m.shape)) return make_error("region " + std::to_string(r) + ": a different shape");
+    if (!(regions[r].weight >= 0) || !std::isfinite(regions[r].weight))
+      return make_error("region " + std::to_string(r) + ": weight must be a finite number >= 0");
+    if (s->references == 0 || regions[r].weight == 0) continue;
+    const double scale = regions[r].weight / static_cast<double>(s->references);
+    total += regions[r].weight;
+    m.cold += scale * static_cast<double>(s->cold);
+    for (std::size_t b = 0; b < m.reuse.size(); ++b) m.reuse[b] += scale * static_cast<double>(s->reuse[b]);
+    for (std::size_t i = 0; i < yes.size(); ++i) {
+      yes[i] += scale * static_cast<double>(s->alpha_yes[i]);
+      seen[i] += scale * static_cast<double>(s->alpha_yes[i] + s->alpha_no[i]);
+    }
+    for (std::size_t l = 0; l < levels; ++l) {
+      left[l] += scale * static_cast<double>(s->first_left[l]);
+      firsts[l] += scale * static_cast<double>(s->first_left[l] + s->first_right[l]);
+    }
+    for (std::size_t k = 0; k < m.kinds.size(); ++k) m.kinds[k] += scale * static_cast<double>(s->kinds[k]);
+  }
+  if (total <= 0) return make_error("no region has both a weight and references");
+  m.cold /= total;
+  for (double& p : m.reuse) p /= total;
+  for (double& p : m.kinds) p /= total;
+  // Alpha of a (bin, level, state) never observed: that of the same level and
+  // state over all bins, else 1/2.
+  m.alpha.assign(yes.size(), 0.5);
+  for (std::size_t l = 0; l < row; ++l) {
+    double ly = 0, ls = 0;
+    for (std::size_t b = 0; b < kAlphaBins; ++b) {
+      ly += yes[b * row + l];
+      ls += seen[b * row + l];
+    }
+    const double level_alpha = ls > 0 ? ly / ls : 0.5;
+    for (std::size_t b = 0; b < kAlphaBins; ++b) {
+      const std::size_t i = b * row + l;
+      m.alpha[i] = seen[i] > 0 ? yes[i] / seen[i] : level_alpha;
+    }
+  }
+  m.first_left.resize(levels);
+  for (std::size_t l = 0; l < levels; ++l) m.first_left[l] = firsts[l] > 0 ? left[l] / firsts[l] : 0.5;
+  return m;
+}
+
+}  // namespace hmtt::chameleon
