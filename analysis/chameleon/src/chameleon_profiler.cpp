@@ -215,7 +215,7 @@ class ChameleonProfiler final : public Profiler {
     }
 
     chameleon::SignatureTracer tracer(opt);
-    ProgressLine progress("chameleon", 0, run.progress);
+    ProgressLine progress("chameleon", 0, run.progress && ProgressLine::stderr_is_terminal());
     std::vector<Reference> buf(run.batch ? run.batch : 4096);
     std::uint64_t refs = 0;
     while (run.limit == 0 || refs < run.limit) {
