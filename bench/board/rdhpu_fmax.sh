@@ -27,12 +27,13 @@ synth() {  # synth DEPTH PASS LOG [JSON]
     hierarchy -top hmtt_rdhpu_stack; $2 -top hmtt_rdhpu_stack $json; stat" >/dev/null
 }
 echo "== hmtt_rdhpu_stack, TagWidth $tw: yosys synth_ice40, nextpnr-ice40 --hx8k --package ct256 --freq $mhz, seeds $seeds"
-printf "%-6s %-6s %-6s %-11s %-28s %-8s %-8s\n" depth LUT4 DFF LC "Fmax per seed (MHz)" median max
+printf "%-6s %-6s %-6s %-11s %-28s %-8s %-8s %s\n" depth LUT4 DFF LC "Fmax per seed (MHz)" median max \
+  "critical path per seed: LUT levels/logic ns/routing ns"
 for d in $depths; do
   synth "$d" synth_ice40 "$tmp/s$d.log" "$tmp/s$d.json"
   lut=$(count '^SB_LUT4$' "$tmp/s$d.log")
   dff=$(count '^SB_DFF' "$tmp/s$d.log")
-  fs=() lc="-" fit=1
+  fs=() cps=() lc="-" fit=1
   for s in $seeds; do
     if ! nextpnr-ice40 --hx8k --package ct256 --json "$tmp/s$d.json" --freq "$mhz" --seed "$s" \
          --timing-allow-fail --placer heap -l "$tmp/p$d.log" >/dev/null 2>&1; then
@@ -41,12 +42,16 @@ for d in $depths; do
     fi
     lc=$(grep -E "ICESTORM_LC:" "$tmp/p$d.log" | tail -1 | awk '{print $3 $4}')
     fs+=("$(grep -E "Max frequency for clock" "$tmp/p$d.log" | tail -1 | sed -E 's/.*: ([0-9.]+) MHz.*/\1/')")
+    # The clock's critical path: LUT levels (sources after the first flip-flop), logic and routing delay (the logic is one cell at every depth).
+    cp=$(awk '/Critical path report for clock/{on=1; n=0} on && /Source/{n++}
+      on && /ns logic/{print n-1 "/" $2 "/" $5; exit}' "$tmp/p$d.log")
+    cps+=("$cp")
   done
   if [ $fit -eq 1 ]; then
     sorted=$(printf "%s\n" "${fs[@]}" | sort -n)
     med=$(echo "$sorted" | awk '{a[NR]=$1} END{print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}')
     max=$(echo "$sorted" | tail -1)
-    printf "%-6s %-6s %-6s %-11s %-28s %-8s %-8s\n" "$d" "$lut" "$dff" "$lc" "${fs[*]}" "$med" "$max"
+    printf "%-6s %-6s %-6s %-11s %-28s %-8s %-8s %s\n" "$d" "$lut" "$dff" "$lc" "${fs[*]}" "$med" "$max" "${cps[*]}"
   else
     why=$(grep -E "ERROR" "$tmp/p$d.log" | head -1 | cut -c1-70)
     synth "$d" synth_xilinx "$tmp/x$d.log"
