@@ -67,9 +67,12 @@ TEST_CASE("psnap regions: two interleaved sweeps give two regions with exact str
   CHECK(bin_count(b, "+64") == 5120 - 20);  // 20 wraps of 16 KB
   CHECK(bin_count(b, "random") == 19);
   CHECK(b.kinds[static_cast<std::size_t>(Kind::Write)] == 5120);
-  // Pattern buffer: the first 1 K region ids, alternating.
+  // Pattern buffer: the first 1 K runs, alternating, each of one access.
   REQUIRE(L.pattern.size() == 1024);
-  for (std::size_t i = 0; i < L.pattern.size(); ++i) CHECK(L.pattern[i] == i % 2);
+  for (std::size_t i = 0; i < L.pattern.size(); ++i)
+    CHECK(L.pattern[i] == std::pair<std::uint32_t, std::uint64_t>(static_cast<std::uint32_t>(i % 2), 1));
+  CHECK(a.runs == 5120);
+  CHECK(b.runs == 5120);
   // PSnAP equation (1) with one loop and two regions.
   CHECK(p.complexity() == doctest::Approx((1000.0 + 2 * 3690.0) / 4690.0));
 }
@@ -87,7 +90,9 @@ TEST_CASE("psnap regions: addresses within 256 bytes join a region, farther ones
   REQUIRE(p.loops[0].regions.size() == 1);
   CHECK(p.loops[0].regions[0].count == 7);
   CHECK(p.loops[0].regions[0].last == 0x1201);
-  for (const auto id : p.loops[0].pattern) CHECK(id == 0);
+  REQUIRE(p.loops[0].pattern.size() == 1);  // one run of all seven
+  CHECK(p.loops[0].pattern[0] == std::pair<std::uint32_t, std::uint64_t>(0, 7));
+  CHECK(p.loops[0].regions[0].runs == 4);  // the runs of the two regions before they merged
   // Code and data never share a region.
   t = {ref(0x1000), ref(0x1008, Kind::IFetch), ref(0x1010), ref(0x1018, Kind::IFetch)};
   p = profile_of(t, PsnapKnobs{.merge_below = 1});

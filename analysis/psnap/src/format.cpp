@@ -38,6 +38,7 @@ Json to_json(const StreamProfile& p) {
       rj["last"] = r.last;
       rj["first"] = r.first;
       rj["count"] = r.count;
+      rj["runs"] = r.runs;
       rj["working_set"] = r.working_set;
       if (r.code) rj["code"] = true;
       if (r.merged) rj["merged"] = r.merged;
@@ -69,7 +70,9 @@ Json to_json(const StreamProfile& p) {
       regions.push_back(std::move(rj));
     }
     lj["regions"] = std::move(regions);
-    lj["pattern"] = l.pattern;
+    Json pattern = Json::array();  // a run of one is the bare region index
+    for (const auto& [r, n] : l.pattern) pattern.push_back(n == 1 ? Json(r) : Json::array({r, n}));
+    lj["pattern"] = std::move(pattern);
     loops.push_back(std::move(lj));
   }
   j["loops"] = std::move(loops);
@@ -116,6 +119,12 @@ Result<RegionProfile> region_from_json(const Json& rj, const std::string& path) 
   r.last = *last;
   r.first = *first;
   r.count = *count;
+  if (const auto it = rj.find("runs"); it != rj.end()) {
+    auto runs = u64_value(*it, path + ".runs");
+    if (!runs) return runs.error();
+    if (*runs > r.count) return field_error(path + ".runs", "more runs than accesses");
+    r.runs = *runs;
+  }
   r.working_set = *ws;
   if (r.base > r.last) return field_error(path + ".last", "below base");
   if (r.first < r.base || r.first > r.last) return field_error(path + ".first", "outside [base, last]");
@@ -249,13 +258,25 @@ Result<StreamProfile> from_json(const Json& j) {
     if (!pattern) return pattern.error();
     if ((*pattern)->empty()) return field_error(lp + ".pattern", "the pattern buffer is empty");
     for (std::size_t i = 0; i < (*pattern)->size(); ++i) {
-      auto id = u64_value((**pattern)[i], lp + ".pattern[" + std::to_string(i) + "]");
+      const auto& e = (**pattern)[i];
+      const std::string ep = lp + ".pattern[" + std::to_string(i) + "]";
+      Result<std::uint64_t> id = std::uint64_t{0};
+      std::uint64_t run = 1;
+      if (e.is_array()) {
+        if (e.size() != 2) return field_error(ep, "expected a region index or [region, run]");
+        id = u64_value(e[0], ep + "[0]");
+        auto n = u64_value(e[1], ep + "[1]");
+        if (!n) return n.error();
+        if (*n == 0) return field_error(ep + "[1]", "a run is at least 1");
+        run = *n;
+      } else {
+        id = u64_value(e, ep);
+      }
       if (!id) return id.error();
       if (*id >= l.regions.size())
-        return field_error(lp + ".pattern[" + std::to_string(i) + "]",
-                           "region " + std::to_string(*id) + " does not exist (the loop has " +
-                               std::to_string(l.regions.size()) + ")");
-      l.pattern.push_back(static_cast<std::uint32_t>(*id));
+        return field_error(ep, "region " + std::to_string(*id) + " does not exist (the loop has " +
+                                   std::to_string(l.regions.size()) + ")");
+      l.pattern.emplace_back(static_cast<std::uint32_t>(*id), run);
     }
     p.loops.push_back(std::move(l));
   }

@@ -7,6 +7,44 @@ namespace hmtt::analysis {
 
 namespace {
 
+// The profile file's layout: compact JSON with one line per top-level field,
+// per loop header, per pattern buffer and per region, so it reads (and diffs)
+// line by line yet stays small.
+std::string layout(const Json& j) {
+  std::string out = "{\n";
+  bool first = true;
+  for (const auto& [key, value] : j.items()) {
+    out += first ? " " : ",\n ";
+    first = false;
+    out += Json(key).dump() + ": ";
+    if (key != "loops") {
+      out += value.dump();
+      continue;
+    }
+    out += "[";
+    for (std::size_t l = 0; l < value.size(); ++l) {
+      const Json& loop = value[l];
+      out += l ? ",\n  {" : "\n  {";
+      bool f = true;
+      for (const auto& [lk, lv] : loop.items()) {
+        out += f ? "" : ",\n   ";
+        f = false;
+        out += Json(lk).dump() + ": ";
+        if (lk != "regions") {
+          out += lv.dump();
+          continue;
+        }
+        out += "[";
+        for (std::size_t r = 0; r < lv.size(); ++r) out += (r ? ",\n    " : "\n    ") + lv[r].dump();
+        out += "]";
+      }
+      out += "}";
+    }
+    out += "]";
+  }
+  return out + "\n}\n";
+}
+
 class PsnapProfiler final : public Profiler {
  public:
   std::string_view name() const override { return "psnap"; }
@@ -58,7 +96,7 @@ class PsnapProfiler final : public Profiler {
     const Json fields = psnap::to_json(p);
     for (const auto& [key, value] : fields.items()) j[key] = value;
     ProfileOutput out;
-    out.data = j.dump(1);
+    out.data = layout(j);
     out.summary["references"] = p.references;
     out.summary["loops"] = p.loops.size();
     out.summary["regions"] = p.region_count();

@@ -147,7 +147,7 @@ class ReplaySource final : public ReferenceSource {
       r.walks.reserve(l.regions.size());
       for (const auto& reg : l.regions) r.walks.emplace_back(reg);
       r.in_pattern.assign(l.regions.size(), 0);
-      for (const auto id : l.pattern) r.in_pattern[id] = 1;
+      for (const auto& e : l.pattern) r.in_pattern[e.first] = 1;
       loops_.push_back(std::move(r));
     }
   }
@@ -193,29 +193,50 @@ class ReplaySource final : public ReferenceSource {
       if (!loops_[current_].in_pattern[r]) off_pattern_ += remaining_[r];
     }
     pattern_pos_ = 0;
+    run_left_ = 0;
     return true;
   }
 
-  // The region of the next reference: the pattern buffer, cycled, skipping
-  // regions whose share of this instance is used up; regions the buffer never
-  // saw are spread in by their shares.
+  // The region of the next reference. References come in runs: the pattern
+  // buffer's runs, cycled, skipping regions whose share of this instance is
+  // used up; regions the buffer never saw are spread in by their shares, each
+  // time for a run of its mean run length.
   std::size_t pick_region() {
+    if (run_left_ > 0 && remaining_[run_region_] > 0.5) {
+      --run_left_;
+      return take(run_region_);
+    }
     const auto& lr = loops_[current_];
     const auto& pattern = lr.loop->pattern;
     const auto left = static_cast<double>(left_in_instance_);
     std::uniform_real_distribution<double> coin(0.0, 1.0);
+    std::size_t r = SIZE_MAX;
+    std::uint64_t run = 1;
     if (off_pattern_ > 0.5 && coin(rng_) * left < off_pattern_) {
-      const std::size_t r = draw_remaining(false);
-      if (r != SIZE_MAX) return take(r);
+      r = draw_remaining(false);
+      if (r != SIZE_MAX) run = mean_run(r);
     }
-    for (std::size_t tries = 0; tries < pattern.size(); ++tries) {
-      const std::size_t r = pattern[pattern_pos_];
+    for (std::size_t tries = 0; r == SIZE_MAX && tries < pattern.size(); ++tries) {
+      const auto& [id, n] = pattern[pattern_pos_];
       pattern_pos_ = (pattern_pos_ + 1) % pattern.size();
-      if (remaining_[r] > 0.5) return take(r);
+      if (remaining_[id] > 0.5) {
+        r = id;
+        run = n;
+      }
     }
-    const std::size_t r = draw_remaining(true);
-    if (r != SIZE_MAX) return take(r);
-    return pattern.empty() ? 0 : pattern[pattern_pos_];
+    if (r == SIZE_MAX) {
+      r = draw_remaining(true);
+      if (r == SIZE_MAX) return pattern.empty() ? 0 : pattern[pattern_pos_].first;
+      run = mean_run(r);
+    }
+    run_region_ = r;
+    run_left_ = run - 1;
+    return take(r);
+  }
+
+  std::uint64_t mean_run(std::size_t r) const {
+    const auto& reg = loops_[current_].loop->regions[r];
+    return reg.runs ? std::max<std::uint64_t>(1, (reg.count + reg.runs / 2) / reg.runs) : 1;
   }
 
   std::size_t take(std::size_t r) {
@@ -255,6 +276,8 @@ class ReplaySource final : public ReferenceSource {
   std::size_t pattern_pos_ = 0;
   std::vector<double> remaining_;
   double off_pattern_ = 0;
+  std::size_t run_region_ = 0;
+  std::uint64_t run_left_ = 0;
 };
 
 }  // namespace

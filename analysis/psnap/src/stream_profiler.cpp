@@ -106,6 +106,7 @@ struct RegionAccumulator {
     p.base = std::min(p.base, o.p.base);
     p.last = std::max(p.last, o.p.last);
     p.count += o.p.count;
+    p.runs += o.p.runs;
     p.merged += o.p.merged;
     for (std::size_t k = 0; k < p.kinds.size(); ++k) p.kinds[k] += o.p.kinds[k];
     for (std::size_t b = 0; b < p.strides.size(); ++b) p.strides[b] += o.p.strides[b];
@@ -181,6 +182,7 @@ class RegionFinder {
     return r;
   }
   const std::vector<RegionAccumulator>& regions() const { return regions_; }
+  void count_run(std::uint32_t r) { ++regions_[r].p.runs; }
 
  private:
   // Merges `r` with neighbours now within reach; returns the surviving id.
@@ -221,7 +223,7 @@ struct LoopAccumulator {
   std::uint64_t instances = 0;
   std::uint64_t references = 0;
   std::vector<std::uint64_t> pages;  // signature: sorted pages of the first window
-  std::vector<std::uint32_t> pattern;
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> pattern;
   std::vector<RegionAccumulator> regions;
   std::vector<std::uint32_t> alias;
   std::uint32_t scatter[2] = {UINT32_MAX, UINT32_MAX};  // merged region per class (data, code)
@@ -264,7 +266,9 @@ struct StreamProfiler::State {
   // The open window.
   RegionFinder finder;
   std::uint64_t in_window = 0;
-  std::vector<std::uint32_t> pattern;  // window-local region ids
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> pattern;  // window-local region ids, runs
+  bool pattern_full = false;
+  std::uint32_t last_region = UINT32_MAX;
   std::unordered_set<std::uint64_t> pages;
   // Closed windows.
   std::vector<LoopAccumulator> loops;
@@ -338,7 +342,11 @@ void StreamProfiler::State::close_window() {
       if (is_scatter) L.scatter[L.regions[to_loop[i]].p.code ? 1 : 0] = to_loop[i];
     }
     L.pattern.reserve(pattern.size());
-    for (const auto id : pattern) L.pattern.push_back(to_loop[local[finder.root(id)]]);
+    for (const auto& [id, n] : pattern) {
+      const std::uint32_t r = to_loop[local[finder.root(id)]];
+      if (!L.pattern.empty() && L.pattern.back().first == r) L.pattern.back().second += n;
+      else L.pattern.emplace_back(r, n);
+    }
   } else {
     // 3. Aggregate into the loop: each region joins the loop regions it
     //    overlaps (within the region distance); merged regions join the
@@ -379,6 +387,8 @@ void StreamProfiler::State::close_window() {
   finder = RegionFinder(knobs.region_distance);
   in_window = 0;
   pattern.clear();
+  pattern_full = false;
+  last_region = UINT32_MAX;
   pages.clear();
 }
 
@@ -388,7 +398,14 @@ StreamProfiler::~StreamProfiler() = default;
 void StreamProfiler::access(const Reference& ref) {
   auto& s = *s_;
   const std::uint32_t r = s.finder.access(ref);
-  if (s.pattern.size() < s.knobs.pattern_buffer) s.pattern.push_back(r);
+  const bool same = s.last_region != UINT32_MAX && s.finder.root(s.last_region) == r;
+  if (!same) s.finder.count_run(r);
+  s.last_region = r;
+  if (!s.pattern_full) {
+    if (same && !s.pattern.empty()) ++s.pattern.back().second;
+    else if (s.pattern.size() < s.knobs.pattern_buffer) s.pattern.emplace_back(r, 1);
+    else s.pattern_full = true;
+  }
   s.pages.insert(ref.address >> 12);
   ++s.references;
   if (++s.in_window == s.knobs.window) s.close_window();
@@ -412,7 +429,11 @@ StreamProfile StreamProfiler::finish() {
       lp.regions.push_back(L.regions[r].finished());
     }
     lp.pattern.reserve(L.pattern.size());
-    for (const auto id : L.pattern) lp.pattern.push_back(index[L.root(id)]);
+    for (const auto& [id, n] : L.pattern) {
+      const std::uint32_t r = index[L.root(id)];
+      if (!lp.pattern.empty() && lp.pattern.back().first == r) lp.pattern.back().second += n;
+      else lp.pattern.emplace_back(r, n);
+    }
     out.loops.push_back(std::move(lp));
   }
   s.loops.clear();

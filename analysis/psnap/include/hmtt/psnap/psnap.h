@@ -19,7 +19,7 @@
 //
 // Replay concatenates loop streams in the recorded order; within a loop the
 // pattern buffer (the region order of the loop's first `pattern_buffer`
-// references, cycled) interleaves the regions, and each region continues its
+// runs, cycled) interleaves the regions, and each region continues its
 // own stride walk (Markov chain over the stride-order graph, wrapping inside
 // the region's range).
 #pragma once
@@ -49,7 +49,7 @@ int stride_bin_of_label(std::string_view label);
 
 struct PsnapKnobs {
   std::uint64_t region_distance = 256;  // bytes: an address this close to a region joins it
-  std::uint64_t pattern_buffer = 1024;  // region ids kept per loop (PSnAP footnote 4: 1 K)
+  std::uint64_t pattern_buffer = 1024;  // region runs kept per loop (PSnAP footnote 4: 1 K)
   std::uint64_t window = 65536;         // fallback segmentation: references per loop instance
   double loop_similarity = 0.5;         // Jaccard index of page sets for two windows to share a loop
   std::uint64_t merge_below = 4;        // regions with fewer accesses per window are merged
@@ -61,6 +61,7 @@ struct RegionProfile {
   std::uint64_t last = 0;       // highest byte address seen (inclusive)
   std::uint64_t first = 0;      // first address seen (replay starts here)
   std::uint64_t count = 0;      // accesses
+  std::uint64_t runs = 0;       // times the stream entered this region (count / runs = mean run length)
   std::uint64_t working_set = 0;  // distinct 64-byte lines touched
   std::uint64_t merged = 0;     // >0: the merge of this many pointer-chasing regions
   bool code = false;            // instruction fetches (never shares a region with data)
@@ -83,7 +84,9 @@ struct RegionProfile {
 struct LoopProfile {
   std::uint64_t instances = 0;   // windows attributed to this loop
   std::uint64_t references = 0;  // over all instances
-  std::vector<std::uint32_t> pattern;  // pattern buffer: region index per access
+  // Pattern buffer: the loop's first `pattern_buffer` runs of accesses to one
+  // region, as (region index, run length) in the order met.
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> pattern;
   std::vector<RegionProfile> regions;
 };
 
