@@ -60,6 +60,12 @@ Json to_json(const StreamProfile& p) {
       std::size_t used = r.jump_reuse.size();
       while (used > 0 && r.jump_reuse[used - 1] == 0) --used;
       if (used) rj["jump_reuse"] = std::vector<std::uint64_t>(r.jump_reuse.begin(), r.jump_reuse.begin() + static_cast<std::ptrdiff_t>(used));
+      if (r.moves) {
+        rj["moves"] = r.moves;
+        used = r.move_reuse.size();
+        while (used > 0 && r.move_reuse[used - 1] == 0) --used;
+        if (used) rj["move_reuse"] = std::vector<std::uint64_t>(r.move_reuse.begin(), r.move_reuse.begin() + static_cast<std::ptrdiff_t>(used));
+      }
       Json graph = Json::array();
       for (int a = 0; a < kStrideBins; ++a)
         for (int b = 0; b < kStrideBins; ++b) {
@@ -182,18 +188,31 @@ Result<RegionProfile> region_from_json(const Json& rj, const std::string& path) 
   for (int b = 0; b < kRandomBin; ++b)  // bins absent from the profile keep their nominal stride
     if (!r.strides[static_cast<std::size_t>(b)])
       r.exact[static_cast<std::size_t>(b)] = b == 0 ? 0 : b < 10 ? (std::int64_t{1} << (b - 1)) : -(std::int64_t{1} << (b - 10));
-  if (const auto it = rj.find("jump_reuse"); it != rj.end()) {
-    if (!it->is_array() || it->size() > r.jump_reuse.size())
-      return field_error(path + ".jump_reuse", "expected an array of at most " + std::to_string(r.jump_reuse.size()) + " counts");
+  if (const auto it = rj.find("moves"); it != rj.end()) {
+    auto m = u64_value(*it, path + ".moves");
+    if (!m) return m.error();
+    r.moves = *m;
+  }
+  // jump_reuse / move_reuse: at most kJumpBins counts, summing to at most `limit`.
+  auto reuse = [&](const char* key, std::array<std::uint64_t, RegionProfile::kJumpBins>& into,
+                   std::uint64_t limit, const char* what) -> Status {
+    const auto it = rj.find(key);
+    if (it == rj.end()) return Status::success();
+    const std::string fp = path + "." + key;
+    if (!it->is_array() || it->size() > into.size())
+      return field_error(fp, "expected an array of at most " + std::to_string(into.size()) + " counts");
     std::uint64_t sum = 0;
     for (std::size_t k = 0; k < it->size(); ++k) {
-      auto c = u64_value((*it)[k], path + ".jump_reuse[" + std::to_string(k) + "]");
+      auto c = u64_value((*it)[k], fp + "[" + std::to_string(k) + "]");
       if (!c) return c.error();
-      r.jump_reuse[k] = *c;
+      into[k] = *c;
+      if (*c > limit || sum > limit - *c) return field_error(fp, std::string("more returns than ") + what);
       sum += *c;
     }
-    if (sum > r.strides[kRandomBin]) return field_error(path + ".jump_reuse", "more jumps than random strides");
-  }
+    return Status::success();
+  };
+  HMTT_TRY(reuse("jump_reuse", r.jump_reuse, r.strides[kRandomBin], "random strides"));
+  HMTT_TRY(reuse("move_reuse", r.move_reuse, r.moves, "moves"));
   auto graph = array_field(rj, "stride_order", path);
   if (!graph) return graph.error();
   for (std::size_t i = 0; i < (*graph)->size(); ++i) {

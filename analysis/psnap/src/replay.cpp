@@ -48,7 +48,7 @@ class RegionWalk {
       else if (prev_bin_ >= 0 && histogram_.back() > 0)
         bin = static_cast<int>(draw(histogram_, rng));
       prev_bin_ = bin;
-      cursor_ = bin == kRandomBin ? jump(rng) : wrap(cursor_, p_.exact[static_cast<std::size_t>(bin)]);
+      cursor_ = bin == kRandomBin ? jump(rng) : steer(wrap(cursor_, p_.exact[static_cast<std::size_t>(bin)]), rng);
     }
     started_ = true;
     touch(cursor_ >> 6);
@@ -97,6 +97,38 @@ class RegionWalk {
     return random_address(rng);
   }
 
+  // A stride to another line: when this walk has returned to recent lines
+  // less often than the original did, the stride lands on a recent line
+  // (rank drawn from move_reuse) instead of a new one.
+  std::uint64_t steer(std::uint64_t target, std::mt19937_64& rng) {
+    if ((target >> 6) == (cursor_ >> 6) || p_.moves == 0) return target;
+    ++moves_;
+    if (std::find(recent_.begin(), recent_.end(), target >> 6) != recent_.end()) {
+      ++returns_;
+      return target;
+    }
+    std::uint64_t wanted = 0;
+    for (const auto c : p_.move_reuse) wanted += c;
+    // returns_ / moves_ < wanted / p_.moves, in integers.
+    if (wanted == 0 || static_cast<double>(returns_) * static_cast<double>(p_.moves) >=
+                           static_cast<double>(wanted) * static_cast<double>(moves_))
+      return target;
+    std::uint64_t u = rng() % wanted;
+    for (int k = 0; k < RegionProfile::kJumpBins; ++k) {
+      const std::uint64_t c = p_.move_reuse[static_cast<std::size_t>(k)];
+      if (u >= c) {
+        u -= c;
+        continue;
+      }
+      const std::size_t lo = (std::size_t{1} << k) - 1, hi = (std::size_t{1} << (k + 1)) - 1;
+      if (recent_.size() <= lo) break;
+      const std::size_t rank = lo + rng() % (std::min(hi, recent_.size()) - lo);
+      ++returns_;
+      return std::clamp((recent_[rank] << 6) | (target & 63), p_.base, p_.last);
+    }
+    return target;
+  }
+
   void touch(std::uint64_t line) {
     auto it = std::find(recent_.begin(), recent_.end(), line);
     if (it != recent_.end()) {
@@ -128,6 +160,7 @@ class RegionWalk {
   int mode_bin_ = 0;
   std::vector<std::uint64_t> histogram_, kinds_, sizes_;
   std::vector<std::uint64_t> recent_;  // the last distinct lines, most recent first
+  std::uint64_t moves_ = 0, returns_ = 0;  // this walk's line-changing strides, and returns among them
   std::vector<std::vector<std::uint64_t>> rows_;
 };
 

@@ -86,10 +86,13 @@ struct RegionAccumulator {
       if (bin != kRandomBin) ++exact[stride];
       if (prev_bin >= 0) ++p.transitions[static_cast<std::size_t>(prev_bin * kStrideBins + bin)];
       prev_bin = bin;
+      const bool moved = bin != kRandomBin && (a >> 6) != (cursor >> 6);
+      p.moves += moved;
       const int rank = touch(a >> 6);
-      if (bin == kRandomBin && rank >= 0) {
+      if ((bin == kRandomBin || moved) && rank >= 0) {
         const int k = static_cast<int>(std::bit_width(static_cast<unsigned>(rank) + 1)) - 1;
-        if (k < RegionProfile::kJumpBins) ++p.jump_reuse[static_cast<std::size_t>(k)];
+        auto& reuse = bin == kRandomBin ? p.jump_reuse : p.move_reuse;
+        if (k < RegionProfile::kJumpBins) ++reuse[static_cast<std::size_t>(k)];
       }
     }
     p.base = std::min(p.base, a);
@@ -112,6 +115,8 @@ struct RegionAccumulator {
     for (std::size_t b = 0; b < p.strides.size(); ++b) p.strides[b] += o.p.strides[b];
     for (std::size_t t = 0; t < p.transitions.size(); ++t) p.transitions[t] += o.p.transitions[t];
     for (std::size_t k = 0; k < p.jump_reuse.size(); ++k) p.jump_reuse[k] += o.p.jump_reuse[k];
+    for (std::size_t k = 0; k < p.move_reuse.size(); ++k) p.move_reuse[k] += o.p.move_reuse[k];
+    p.moves += o.p.moves;
     for (const auto& [s, c] : o.exact) exact[s] += c;
     for (const auto& [s, c] : o.sizes) sizes[s] += c;
     lines.insert(o.lines.begin(), o.lines.end());
@@ -300,6 +305,8 @@ void StreamProfiler::State::close_window() {
     single.exact.clear();
     single.p.strides.fill(0);
     single.p.jump_reuse.fill(0);
+    single.p.move_reuse.fill(0);
+    single.p.moves = 0;
     std::fill(single.p.transitions.begin(), single.p.transitions.end(), 0);
     if (s == UINT32_MAX) {
       s = static_cast<std::uint32_t>(regions.size());

@@ -76,6 +76,12 @@ struct RegionProfile {
   // counted). Far jumps land on a working-set line drawn uniformly.
   static constexpr int kJumpBins = 6;
   std::array<std::uint64_t, kJumpBins> jump_reuse{};
+  // The same for strides within +-256 that move to another line (`moves` of
+  // them): move_reuse[k] counts those landing on a line of recency rank in
+  // [2^k - 1, 2^(k+1) - 1). Replay steers its own share of such returns to
+  // the recorded one, so a stride walk does not diffuse over the whole range.
+  std::uint64_t moves = 0;
+  std::array<std::uint64_t, kJumpBins> move_reuse{};
   // Stride-order graph: transitions[from * kStrideBins + to] = how often a
   // stride of bin `to` followed one of bin `from` in this region.
   std::vector<std::uint64_t> transitions = std::vector<std::uint64_t>(kStrideBins * kStrideBins, 0);
