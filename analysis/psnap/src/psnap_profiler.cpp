@@ -54,7 +54,7 @@ class PsnapProfiler final : public Profiler {
   std::vector<ProfileParam> params() const override {
     const psnap::PsnapKnobs d;
     return {{"region_distance", std::to_string(d.region_distance), "bytes: an address this close to a region joins it"},
-            {"pattern_buffer", std::to_string(d.pattern_buffer), "region order kept per loop (accesses)"},
+            {"pattern_buffer", std::to_string(d.pattern_buffer), "region runs kept per loop (the pattern buffer)"},
             {"window", "64K", "references per loop instance (segmentation when the trace carries no loop events)"},
             {"loop_similarity", "0.5", "Jaccard index of 4 KB page sets for two windows to be the same loop (0..1)"},
             {"merge_below", std::to_string(d.merge_below),

@@ -1,7 +1,10 @@
 // The replay phase of PSnAP: region metrics generate addresses, pattern
 // buffers interleave them, loop streams are concatenated in their order.
 #include <algorithm>
+#include <bit>
+#include <optional>
 #include <random>
+#include <unordered_map>
 
 #include "hmtt/psnap/psnap.h"
 
@@ -35,6 +38,7 @@ class RegionWalk {
     for (const auto& [s, c] : p.sizes) counts.push_back(c);
     sizes_ = cumulate(counts.data(), counts.size());
     mode_bin_ = static_cast<int>(std::max_element(p.strides.begin(), p.strides.end()) - p.strides.begin());
+    history_.resize(std::bit_ceil(std::clamp<std::uint64_t>(p.count, 1, std::uint64_t{1} << RegionProfile::kJumpBins)));
   }
 
   Reference next(std::mt19937_64& rng) {
@@ -75,8 +79,8 @@ class RegionWalk {
     return p_.base + static_cast<std::uint64_t>(r);
   }
 
-  // A random stride: back to a recently used line with the recorded odds
-  // (jump_reuse, by recency rank), else a far jump.
+  // A random stride: back to a line this walk touched d accesses ago with
+  // the recorded odds (jump_reuse, by distance bin), else a far jump.
   std::uint64_t jump(std::mt19937_64& rng) const {
     const std::uint64_t total = p_.strides[kRandomBin];
     if (total > 0) {
@@ -87,29 +91,35 @@ class RegionWalk {
           u -= c;
           continue;
         }
-        const std::size_t lo = (std::size_t{1} << k) - 1, hi = (std::size_t{1} << (k + 1)) - 1;
-        if (recent_.size() <= lo) break;
-        const std::size_t rank = lo + rng() % (std::min(hi, recent_.size()) - lo);
-        const std::uint64_t a = (recent_[rank] << 6) | (cursor_ & 63);
-        return std::clamp(a, p_.base, p_.last);
+        const auto line = line_back(k, rng);
+        if (line) return std::clamp((*line << 6) | (cursor_ & 63), p_.base, p_.last);
+        break;
       }
     }
     return random_address(rng);
   }
 
-  // A stride to another line: when this walk has returned to recent lines
-  // less often than the original did, the stride lands on a recent line
-  // (rank drawn from move_reuse) instead of a new one.
+  // The line of this walk's access d ago, d drawn from [2^k, 2^(k+1)), if remembered.
+  std::optional<std::uint64_t> line_back(int k, std::mt19937_64& rng) const {
+    const std::uint64_t lo = std::uint64_t{1} << k;
+    const std::uint64_t d = lo + rng() % lo;
+    if (d > ordinal_ || d > history_.size()) return std::nullopt;
+    return history_[(ordinal_ - d) & (history_.size() - 1)];
+  }
+
+  // A stride to another line: when this walk has returned to lines it
+  // touched before less often than the original did, the stride lands on such
+  // a line (distance drawn from move_reuse) instead of a new one.
   std::uint64_t steer(std::uint64_t target, std::mt19937_64& rng) {
     if ((target >> 6) == (cursor_ >> 6) || p_.moves == 0) return target;
     ++moves_;
-    if (std::find(recent_.begin(), recent_.end(), target >> 6) != recent_.end()) {
+    const auto it = last_touch_.find(target >> 6);
+    if (it != last_touch_.end() && ordinal_ - it->second < (std::uint64_t{1} << RegionProfile::kJumpBins)) {
       ++returns_;
       return target;
     }
     std::uint64_t wanted = 0;
     for (const auto c : p_.move_reuse) wanted += c;
-    // returns_ / moves_ < wanted / p_.moves, in integers.
     if (wanted == 0 || static_cast<double>(returns_) * static_cast<double>(p_.moves) >=
                            static_cast<double>(wanted) * static_cast<double>(moves_))
       return target;
@@ -120,24 +130,18 @@ class RegionWalk {
         u -= c;
         continue;
       }
-      const std::size_t lo = (std::size_t{1} << k) - 1, hi = (std::size_t{1} << (k + 1)) - 1;
-      if (recent_.size() <= lo) break;
-      const std::size_t rank = lo + rng() % (std::min(hi, recent_.size()) - lo);
+      const auto line = line_back(k, rng);
+      if (!line) break;
       ++returns_;
-      return std::clamp((recent_[rank] << 6) | (target & 63), p_.base, p_.last);
+      return std::clamp((*line << 6) | (target & 63), p_.base, p_.last);
     }
     return target;
   }
 
   void touch(std::uint64_t line) {
-    auto it = std::find(recent_.begin(), recent_.end(), line);
-    if (it != recent_.end()) {
-      std::rotate(recent_.begin(), it, it + 1);
-      return;
-    }
-    if (recent_.size() < 64) recent_.push_back(line);
-    else recent_.back() = line;
-    std::rotate(recent_.begin(), recent_.end() - 1, recent_.end());
+    history_[ordinal_ & (history_.size() - 1)] = line;
+    if (p_.moves) last_touch_[line] = ordinal_;
+    ++ordinal_;
   }
 
   // A far random stride lands on one of the region's working-set lines, spread
@@ -159,7 +163,9 @@ class RegionWalk {
   int prev_bin_ = -1;
   int mode_bin_ = 0;
   std::vector<std::uint64_t> histogram_, kinds_, sizes_;
-  std::vector<std::uint64_t> recent_;  // the last distinct lines, most recent first
+  std::vector<std::uint64_t> history_;  // line of each recent access, a ring indexed by ordinal
+  std::unordered_map<std::uint64_t, std::uint64_t> last_touch_;  // line -> ordinal (regions with moves)
+  std::uint64_t ordinal_ = 0;          // accesses generated so far
   std::uint64_t moves_ = 0, returns_ = 0;  // this walk's line-changing strides, and returns among them
   std::vector<std::vector<std::uint64_t>> rows_;
 };

@@ -52,27 +52,20 @@ namespace {
 struct RegionAccumulator {
   RegionProfile p;
   std::unordered_map<std::int64_t, std::uint64_t> exact;  // exact stride -> count (|stride| <= 256)
-  std::unordered_set<std::uint64_t> lines;                // 64-byte lines touched
+  std::unordered_map<std::uint64_t, std::uint64_t> lines;  // 64-byte line -> ordinal of its last access
   std::map<std::uint32_t, std::uint64_t> sizes;
   std::uint64_t cursor = 0;  // the previous address (strides are taken from it)
   int prev_bin = -1;
-  std::vector<std::uint64_t> recent;  // the last distinct lines, most recent first
 
-  // Recency rank of `line` among the recent lines (moving it to the front), or -1.
-  int touch(std::uint64_t line) {
-    auto it = std::find(recent.begin(), recent.end(), line);
-    int rank = -1;
-    if (it != recent.end()) {
-      rank = static_cast<int>(it - recent.begin());
-      std::rotate(recent.begin(), it, it + 1);
-    } else {
-      if (recent.size() < kRecentLines) recent.push_back(line);
-      else recent.back() = line;
-      std::rotate(recent.begin(), recent.end() - 1, recent.end());
-    }
-    return rank;
+  // How many of this region's accesses ago `line` was last touched (0: never);
+  // records this access as its last.
+  std::uint64_t touch(std::uint64_t line) {
+    auto [it, fresh] = lines.try_emplace(line, p.count);
+    if (fresh) return 0;
+    const std::uint64_t d = p.count - it->second;
+    it->second = p.count;
+    return d;
   }
-  static constexpr std::size_t kRecentLines = 64;
 
   void access(const Reference& ref) {
     const std::uint64_t a = ref.address;
@@ -88,9 +81,9 @@ struct RegionAccumulator {
       prev_bin = bin;
       const bool moved = bin != kRandomBin && (a >> 6) != (cursor >> 6);
       p.moves += moved;
-      const int rank = touch(a >> 6);
-      if ((bin == kRandomBin || moved) && rank >= 0) {
-        const int k = static_cast<int>(std::bit_width(static_cast<unsigned>(rank) + 1)) - 1;
+      const std::uint64_t d = touch(a >> 6);
+      if ((bin == kRandomBin || moved) && d > 0) {
+        const int k = static_cast<int>(std::bit_width(d)) - 1;
         auto& reuse = bin == kRandomBin ? p.jump_reuse : p.move_reuse;
         if (k < RegionProfile::kJumpBins) ++reuse[static_cast<std::size_t>(k)];
       }
@@ -101,7 +94,6 @@ struct RegionAccumulator {
     ++p.count;
     ++p.kinds[static_cast<std::size_t>(ref.kind) & 3];
     ++sizes[ref.size];
-    lines.insert(a >> 6);
   }
 
   // Folds `o` into this region (this one keeps its first address and cursor).
@@ -119,7 +111,7 @@ struct RegionAccumulator {
     p.moves += o.p.moves;
     for (const auto& [s, c] : o.exact) exact[s] += c;
     for (const auto& [s, c] : o.sizes) sizes[s] += c;
-    lines.insert(o.lines.begin(), o.lines.end());
+    lines.insert(o.lines.begin(), o.lines.end());  // (the other region's ordinals are its own: approximate)
   }
 
   RegionProfile finished() const {

@@ -70,15 +70,13 @@ struct RegionProfile {
   std::array<std::uint64_t, kStrideBins> strides{};  // stride histogram
   std::array<std::int64_t, kStrideBins> exact{};     // the most common exact stride of each bin
   // Where random strides land (an hmtt extension of PSnAP's "random" bin):
-  // jump_reuse[k] counts random strides whose target line is the region's
-  // line of recency rank in [2^k - 1, 2^(k+1) - 1) among its last 64 distinct
-  // lines (k = 0: the line just left; 6: ranks 63 and older are "far", not
-  // counted). Far jumps land on a working-set line drawn uniformly.
-  static constexpr int kJumpBins = 6;
+  // jump_reuse[k] counts random strides whose target line the region last
+  // touched d of its own accesses earlier, 2^k <= d < 2^(k+1) (k = 0 .. 16);
+  // the rest are "far" and land on a working-set line drawn uniformly.
+  static constexpr int kJumpBins = 17;
   std::array<std::uint64_t, kJumpBins> jump_reuse{};
   // The same for strides within +-256 that move to another line (`moves` of
-  // them): move_reuse[k] counts those landing on a line of recency rank in
-  // [2^k - 1, 2^(k+1) - 1). Replay steers its own share of such returns to
+  // them). Replay steers its own share of such returns, per distance bin, to
   // the recorded one, so a stride walk does not diffuse over the whole range.
   std::uint64_t moves = 0;
   std::array<std::uint64_t, kJumpBins> move_reuse{};
