@@ -17,10 +17,10 @@ echo "| trace | references | store bytes | profile bytes | profile/store | loops
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for t in "${traces[@]}"; do
   name=$(basename "$t" .hmtt)
-  "$H" profile "$t" --method psnap -o "$work/p.json" --json "${extra[@]}" > "$work/p.sum"
-  "$H" synth "$work/p.json" -o "$work/p.hmtt" --compare "$t" --json > "$work/p.cmp"
-  "$H" profile "$t" --method irm -o "$work/i.json" --json > /dev/null
-  "$H" synth "$work/i.json" -o "$work/i.hmtt" --compare "$t" --json > "$work/i.cmp"
+  "$H" profile "$t" --method psnap -o "$work/p.json" --overwrite --json "${extra[@]}" > "$work/p.sum"
+  "$H" synth "$work/p.json" -o "$work/p.hmtt" --overwrite --compare "$t" --json > "$work/p.cmp"
+  "$H" profile "$t" --method irm -o "$work/i.json" --overwrite --json > /dev/null
+  "$H" synth "$work/i.json" -o "$work/i.hmtt" --overwrite --compare "$t" --json > "$work/i.cmp"
   python3 - "$name" "$t" "$work" <<'PY'
 import json, os, sys
 name, trace, work = sys.argv[1:4]
