@@ -50,6 +50,7 @@ TEST_CASE("psnap profile: header, recognised, summary with the complexity measur
   CHECK(j["params"]["region_distance"] == "256");
   CHECK(j["loops"][0]["regions"][0]["strides"]["+8"] == Json::array({5110, 8}));
   CHECK(j["region_count"] == 2);
+  CHECK(j["loops"][0]["regions"][0]["stride_order"]["+8"]["+8"] == 10 * 510);
   // JSON -> profile -> JSON is the identity on the method's fields.
   auto back = psnap::from_json(j);
   REQUIRE(back.ok());
@@ -110,8 +111,10 @@ TEST_CASE("psnap profile: malformed profiles give an error naming the field") {
       {".loops[0].regions[0].strides.+3", [](Json& j) { j["loops"][0]["regions"][0]["strides"]["+3"] = Json::array({1, 3}); }},
       {".loops[0].regions[0].strides.+8[1]", [](Json& j) { j["loops"][0]["regions"][0]["strides"]["+8"][1] = 64; }},
       {".loops[0].regions[0].strides.+8[1]", [](Json& j) { j["loops"][0]["regions"][0]["strides"]["+8"] = Json::array({5}); }},
-      {".loops[0].regions[0].stride_order[0]", [](Json& j) { j["loops"][0]["regions"][0]["stride_order"][0] = Json::array({"+8", "up", 1}); }},
-      {".loops[0].regions[0].stride_order[0][2]", [](Json& j) { j["loops"][0]["regions"][0]["stride_order"][0][2] = -1; }},
+      {".loops[0].regions[0].stride_order", [](Json& j) { j["loops"][0]["regions"][0]["stride_order"] = Json::array(); }},
+      {".loops[0].regions[0].stride_order.+8.up", [](Json& j) { j["loops"][0]["regions"][0]["stride_order"]["+8"]["up"] = 1; }},
+      {".loops[0].regions[0].stride_order.+8.+8", [](Json& j) { j["loops"][0]["regions"][0]["stride_order"]["+8"]["+8"] = -1; }},
+      {".loops[0].regions[0].stride_order.+8", [](Json& j) { j["loops"][0]["regions"][0]["stride_order"]["+8"] = 3; }},
       {".loops[0].regions[0].code", [](Json& j) { j["loops"][0]["regions"][0]["code"] = "yes"; }},
       {".order[0][0]", [](Json& j) { j["order"][0][0] = 3; }},
       {".order[0][1]", [](Json& j) { j["order"][0][1] = 0; }},

@@ -66,12 +66,15 @@ Json to_json(const StreamProfile& p) {
         while (used > 0 && r.move_reuse[used - 1] == 0) --used;
         if (used) rj["move_reuse"] = std::vector<std::uint64_t>(r.move_reuse.begin(), r.move_reuse.begin() + static_cast<std::ptrdiff_t>(used));
       }
-      Json graph = Json::array();
-      for (int a = 0; a < kStrideBins; ++a)
+      Json graph = Json::object();  // from bin -> {to bin: count}
+      for (int a = 0; a < kStrideBins; ++a) {
+        Json row = Json::object();
         for (int b = 0; b < kStrideBins; ++b) {
           const auto c = r.transitions[static_cast<std::size_t>(a * kStrideBins + b)];
-          if (c) graph.push_back(Json::array({stride_bin_label(a), stride_bin_label(b), c}));
+          if (c) row[std::string(stride_bin_label(b))] = c;
         }
+        if (!row.empty()) graph[std::string(stride_bin_label(a))] = std::move(row);
+      }
       rj["stride_order"] = std::move(graph);
       regions.push_back(std::move(rj));
     }
@@ -213,19 +216,21 @@ Result<RegionProfile> region_from_json(const Json& rj, const std::string& path) 
   };
   HMTT_TRY(reuse("jump_reuse", r.jump_reuse, r.strides[kRandomBin], "random strides"));
   HMTT_TRY(reuse("move_reuse", r.move_reuse, r.moves, "moves"));
-  auto graph = array_field(rj, "stride_order", path);
-  if (!graph) return graph.error();
-  for (std::size_t i = 0; i < (*graph)->size(); ++i) {
-    const auto& e = (**graph)[i];
-    const std::string ep = path + ".stride_order[" + std::to_string(i) + "]";
-    if (!e.is_array() || e.size() != 3 || !e[0].is_string() || !e[1].is_string())
-      return field_error(ep, "expected [from bin, to bin, count]");
-    const int a = stride_bin_of_label(e[0].get<std::string>());
-    const int b = stride_bin_of_label(e[1].get<std::string>());
-    if (a < 0 || b < 0) return field_error(ep, "unknown stride bin");
-    auto c = u64_value(e[2], ep + "[2]");
-    if (!c) return c.error();
-    r.transitions[static_cast<std::size_t>(a * kStrideBins + b)] = *c;
+  const auto graph = rj.find("stride_order");
+  if (graph == rj.end() || !graph->is_object())
+    return field_error(path + ".stride_order", "expected an object {from bin: {to bin: count}}");
+  for (const auto& [from, row] : graph->items()) {
+    const std::string rp = path + ".stride_order." + from;
+    const int a = stride_bin_of_label(from);
+    if (a < 0) return field_error(rp, "unknown stride bin");
+    if (!row.is_object()) return field_error(rp, "expected an object {to bin: count}");
+    for (const auto& [to, edge] : row.items()) {
+      const int b = stride_bin_of_label(to);
+      if (b < 0) return field_error(rp + "." + to, "unknown stride bin");
+      auto c = u64_value(edge, rp + "." + to);
+      if (!c) return c.error();
+      r.transitions[static_cast<std::size_t>(a * kStrideBins + b)] = *c;
+    }
   }
   return r;
 }
