@@ -1,0 +1,137 @@
+// PSnAP (Olschanowsky, Tikir, Carrington, Snavely): synthetic address streams
+// from memory profiles. See docs/psnap.md.
+//
+// A *stream profile* is a hierarchy:
+//   stream profile  the order in which loop streams ran (run-length encoded),
+//   loop stream     the references of one loop (here: of one cluster of
+//                   windows, see below); its regions and its pattern buffer,
+//   region stream   the references of one contiguous memory region (addresses
+//                   within `region_distance` bytes of the region's range):
+//                   stride histogram, stride-order graph, working set, count.
+//
+// Program structure: PSnAP attributes each reference to a loop by static
+// binary analysis. A plain reference stream carries no such structure, so the
+// fallback segmentation cuts the trace into windows of `window` references and
+// gives two windows the same loop when the 4 KB pages they touch overlap by at
+// least `loop_similarity` (Jaccard index). A loop's regions then aggregate
+// every window of that loop, so the profile grows with the number of distinct
+// phases (code complexity), not with the run time.
+//
+// Replay concatenates loop streams in the recorded order; within a loop the
+// pattern buffer (the region order of the loop's first `pattern_buffer`
+// runs, cycled) interleaves the regions, and each region continues its
+// own stride walk (Markov chain over the stride-order graph, wrapping inside
+// the region's range).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hmtt/analysis/profiler.h"
+#include "hmtt/reference.h"
+#include "hmtt/result.h"
+#include "hmtt/stream.h"
+
+namespace hmtt::psnap {
+
+// Stride bins (PSnAP section 2): 0, +2^0 .. +2^8, -2^0 .. -2^8, random
+// (|stride| > 2^8). A stride s with 2^k <= |s| < 2^(k+1) falls in bin +-2^k.
+inline constexpr int kStrideBins = 20;
+inline constexpr int kRandomBin = kStrideBins - 1;
+int stride_bin(std::int64_t stride);
+std::string_view stride_bin_label(int bin);
+// The bin of a label ("+8", "-256", "0", "random"), or -1.
+int stride_bin_of_label(std::string_view label);
+
+struct PsnapKnobs {
+  std::uint64_t region_distance = 256;  // bytes: an address this close to a region joins it
+  std::uint64_t pattern_buffer = 1024;  // region runs kept per loop (PSnAP footnote 4: 1 K)
+  std::uint64_t window = 65536;         // fallback segmentation: references per loop instance
+  double loop_similarity = 0.5;         // Jaccard index of page sets for two windows to share a loop
+  std::uint64_t merge_below = 4;        // regions with fewer accesses per window are merged
+};
+
+// One memory region stream.
+struct RegionProfile {
+  std::uint64_t base = 0;       // lowest byte address seen
+  std::uint64_t last = 0;       // highest byte address seen (inclusive)
+  std::uint64_t first = 0;      // first address seen (replay starts here)
+  std::uint64_t count = 0;      // accesses
+  std::uint64_t runs = 0;       // times the stream entered this region (count / runs = mean run length)
+  std::uint64_t working_set = 0;  // distinct 64-byte lines touched
+  std::uint64_t merged = 0;     // >0: the merge of this many pointer-chasing regions
+  bool code = false;            // instruction fetches (never shares a region with data)
+  std::array<std::uint64_t, 4> kinds{};  // per hmtt::Kind
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> sizes;  // access size -> count, most common first
+  std::array<std::uint64_t, kStrideBins> strides{};  // stride histogram
+  std::array<std::int64_t, kStrideBins> exact{};     // the most common exact stride of each bin
+  // Where random strides land (an hmtt extension of PSnAP's "random" bin):
+  // jump_reuse[k] counts random strides whose target line the region last
+  // touched d of its own accesses earlier, 2^k <= d < 2^(k+1) (k = 0 .. 16);
+  // the rest are "far" and land on a working-set line drawn uniformly.
+  static constexpr int kJumpBins = 17;
+  std::array<std::uint64_t, kJumpBins> jump_reuse{};
+  // The same for strides within +-256 that move to another line (`moves` of
+  // them). Replay steers its own share of such returns, per distance bin, to
+  // the recorded one, so a stride walk does not diffuse over the whole range.
+  std::uint64_t moves = 0;
+  std::array<std::uint64_t, kJumpBins> move_reuse{};
+  // Stride-order graph: transitions[from * kStrideBins + to] = how often a
+  // stride of bin `to` followed one of bin `from` in this region.
+  std::vector<std::uint64_t> transitions = std::vector<std::uint64_t>(kStrideBins * kStrideBins, 0);
+};
+
+struct LoopProfile {
+  std::uint64_t instances = 0;   // windows attributed to this loop
+  std::uint64_t references = 0;  // over all instances
+  // Pattern buffer: the loop's first `pattern_buffer` runs of accesses to one
+  // region, as (region index, run length) in the order met.
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> pattern;
+  std::vector<RegionProfile> regions;
+};
+
+struct StreamProfile {
+  PsnapKnobs knobs;
+  std::uint64_t references = 0;
+  std::vector<LoopProfile> loops;
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> order;  // (loop, consecutive windows)
+
+  std::uint64_t region_count() const;
+  // PSnAP equation (1): (1000 LoopCount + (80 + 3610) RegionCount) / (1000 + 80 + 3610).
+  double complexity() const;
+};
+
+// Builds a StreamProfile in one pass over a reference stream.
+class StreamProfiler {
+ public:
+  explicit StreamProfiler(const PsnapKnobs& knobs);
+  ~StreamProfiler();
+  StreamProfiler(const StreamProfiler&) = delete;
+  StreamProfiler& operator=(const StreamProfiler&) = delete;
+  void access(const Reference& ref);
+  // Closes the last window and returns the profile.
+  StreamProfile finish();
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+
+// The profile as JSON (the method's fields; the caller adds the header), and back.
+analysis::Json to_json(const StreamProfile& p);
+// Every error names the field, e.g. "loops[2].regions[5].strides[1]: ...".
+Result<StreamProfile> from_json(const analysis::Json& j);
+
+// The synthetic stream of a profile: `length` references (0 = the profile's count).
+std::unique_ptr<ReferenceSource> make_replay(StreamProfile profile, std::uint64_t length, std::uint64_t seed);
+
+}  // namespace hmtt::psnap
+
+namespace hmtt::analysis {
+// `hmtt profile --method psnap` (listed in apps/hmtt/profilers.def).
+std::unique_ptr<Profiler> make_psnap_profiler();
+}  // namespace hmtt::analysis

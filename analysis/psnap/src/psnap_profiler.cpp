@@ -1,0 +1,122 @@
+// PSnAP behind the profiling contract: `hmtt profile --method psnap`.
+#include <vector>
+
+#include "hmtt/psnap/psnap.h"
+
+namespace hmtt::analysis {
+
+namespace {
+
+// The profile file's layout: compact JSON with one line per top-level field,
+// per loop header, per pattern buffer and per region, so it reads (and diffs)
+// line by line yet stays small.
+std::string layout(const Json& j) {
+  std::string out = "{\n";
+  bool first = true;
+  for (const auto& [key, value] : j.items()) {
+    out += first ? " " : ",\n ";
+    first = false;
+    out += Json(key).dump() + ": ";
+    if (key != "loops") {
+      out += value.dump();
+      continue;
+    }
+    out += "[";
+    for (std::size_t l = 0; l < value.size(); ++l) {
+      const Json& loop = value[l];
+      out += l ? ",\n  {" : "\n  {";
+      bool f = true;
+      for (const auto& [lk, lv] : loop.items()) {
+        out += f ? "" : ",\n   ";
+        f = false;
+        out += Json(lk).dump() + ": ";
+        if (lk != "regions") {
+          out += lv.dump();
+          continue;
+        }
+        out += "[";
+        for (std::size_t r = 0; r < lv.size(); ++r) out += (r ? ",\n    " : "\n    ") + lv[r].dump();
+        out += "]";
+      }
+      out += "}";
+    }
+    out += "]";
+  }
+  return out + "\n}\n";
+}
+
+class PsnapProfiler final : public Profiler {
+ public:
+  std::string_view name() const override { return "psnap"; }
+  std::string_view summary() const override {
+    return "PSnAP: per-region stride histograms and stride-order graphs, pattern buffers, loop order";
+  }
+  std::vector<ProfileParam> params() const override {
+    const psnap::PsnapKnobs d;
+    return {{"region_distance", std::to_string(d.region_distance), "bytes: an address this close to a region joins it"},
+            {"pattern_buffer", std::to_string(d.pattern_buffer), "region runs kept per loop (the pattern buffer)"},
+            {"window", "64K", "references per loop instance (segmentation when the trace carries no loop events)"},
+            {"loop_similarity", "0.5", "Jaccard index of 4 KB page sets for two windows to be the same loop (0..1)"},
+            {"merge_below", std::to_string(d.merge_below),
+             "regions accessed fewer times per window are merged into one (pointer chasing)"}};
+  }
+
+  Result<ProfileOutput> profile(ReferenceSource& trace, const ProfileParams& params, const RunOptions& run) override {
+    psnap::PsnapKnobs k;
+    auto distance = params.u64("region_distance");
+    if (!distance) return distance.error();
+    auto pattern = params.u64("pattern_buffer");
+    if (!pattern) return pattern.error();
+    auto window = params.u64("window");
+    if (!window) return window.error();
+    auto similarity = params.real("loop_similarity");
+    if (!similarity) return similarity.error();
+    auto merge = params.u64("merge_below");
+    if (!merge) return merge.error();
+    if (*pattern == 0) return make_error("parameter 'pattern_buffer': must be at least 1");
+    if (*window == 0) return make_error("parameter 'window': must be at least 1");
+    if (!(*similarity >= 0.0 && *similarity <= 1.0)) return make_error("parameter 'loop_similarity': must be within 0..1");
+    k.region_distance = *distance;
+    k.pattern_buffer = *pattern;
+    k.window = *window;
+    k.loop_similarity = *similarity;
+    k.merge_below = *merge;
+
+    psnap::StreamProfiler profiler(k);
+    std::vector<Reference> buf(run.batch ? run.batch : 4096);
+    std::uint64_t refs = 0;
+    while (run.limit == 0 || refs < run.limit) {
+      auto n = trace.read(buf);
+      if (!n) return n.error();
+      if (*n == 0) break;
+      for (std::size_t i = 0; i < *n && (run.limit == 0 || refs < run.limit); ++i, ++refs) profiler.access(buf[i]);
+    }
+    const psnap::StreamProfile p = profiler.finish();
+    Json j = json_profile_header(name(), params);
+    const Json fields = psnap::to_json(p);
+    for (const auto& [key, value] : fields.items()) j[key] = value;
+    ProfileOutput out;
+    out.data = layout(j);
+    out.summary["references"] = p.references;
+    out.summary["loops"] = p.loops.size();
+    out.summary["regions"] = p.region_count();
+    out.summary["windows"] = (p.references + k.window - 1) / k.window;
+    out.summary["profile_bytes"] = out.data.size();
+    out.summary["complexity"] = p.complexity();
+    return out;
+  }
+
+  Result<std::unique_ptr<ReferenceSource>> synthesize(std::string_view data, const SynthOptions& options) override {
+    auto j = parse_json_profile(data, name());
+    if (!j) return j.error();
+    auto p = psnap::from_json(*j);
+    if (!p) return p.error();
+    return psnap::make_replay(std::move(*p), options.length, options.seed);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Profiler> make_psnap_profiler() { return std::make_unique<PsnapProfiler>(); }
+
+}  // namespace hmtt::analysis

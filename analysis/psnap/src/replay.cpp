@@ -1,0 +1,328 @@
+// The replay phase of PSnAP: region metrics generate addresses, pattern
+// buffers interleave them, loop streams are concatenated in their order.
+#include <algorithm>
+#include <bit>
+#include <optional>
+#include <random>
+#include <unordered_map>
+
+#include "hmtt/psnap/psnap.h"
+
+namespace hmtt::psnap {
+
+namespace {
+
+// Draws an index from cumulative weights (the last entry is the total; > 0).
+std::size_t draw(const std::vector<std::uint64_t>& cumulative, std::mt19937_64& rng) {
+  const std::uint64_t r = rng() % cumulative.back();
+  return static_cast<std::size_t>(std::upper_bound(cumulative.begin(), cumulative.end(), r) - cumulative.begin());
+}
+
+std::vector<std::uint64_t> cumulate(const std::uint64_t* first, std::size_t n) {
+  std::vector<std::uint64_t> c(n);
+  std::uint64_t t = 0;
+  for (std::size_t i = 0; i < n; ++i) c[i] = t += first[i];
+  return c;
+}
+
+// One region's generator; its walk continues across loop instances.
+class RegionWalk {
+ public:
+  explicit RegionWalk(const RegionProfile& p) : p_(p), cursor_(p.first) {
+    span_ = p.last - p.base + 1;
+    histogram_ = cumulate(p.strides.data(), kStrideBins);
+    for (int b = 0; b < kStrideBins; ++b)
+      rows_.push_back(cumulate(p.transitions.data() + b * kStrideBins, kStrideBins));
+    kinds_ = cumulate(p.kinds.data(), p.kinds.size());
+    std::vector<std::uint64_t> counts;
+    for (const auto& [s, c] : p.sizes) counts.push_back(c);
+    sizes_ = cumulate(counts.data(), counts.size());
+    mode_bin_ = static_cast<int>(std::max_element(p.strides.begin(), p.strides.end()) - p.strides.begin());
+    history_.resize(std::bit_ceil(std::clamp<std::uint64_t>(p.count, 1, std::uint64_t{1} << RegionProfile::kJumpBins)));
+  }
+
+  Reference next(std::mt19937_64& rng) {
+    Reference ref;
+    if (started_) {
+      // The first stride is the most common one; then the stride-order graph
+      // leads (the histogram where the graph has no edge out of a bin).
+      int bin = mode_bin_;
+      if (prev_bin_ >= 0 && rows_[static_cast<std::size_t>(prev_bin_)].back() > 0)
+        bin = static_cast<int>(draw(rows_[static_cast<std::size_t>(prev_bin_)], rng));
+      else if (prev_bin_ >= 0 && histogram_.back() > 0)
+        bin = static_cast<int>(draw(histogram_, rng));
+      prev_bin_ = bin;
+      cursor_ = bin == kRandomBin ? jump(rng) : steer(wrap(cursor_, p_.exact[static_cast<std::size_t>(bin)]), rng);
+    }
+    started_ = true;
+    touch(cursor_ >> 6);
+    ref.address = cursor_;
+    ref.kind = kinds_.empty() || kinds_.back() == 0 ? (p_.code ? Kind::IFetch : Kind::Read)
+                                                    : static_cast<Kind>(draw(kinds_, rng));
+    if (p_.code) ref.kind = Kind::IFetch;
+    else if (ref.kind == Kind::IFetch) ref.kind = Kind::Read;
+    ref.size = sizes_.empty() || sizes_.back() == 0 ? 8 : p_.sizes[draw(sizes_, rng)].first;
+    return ref;
+  }
+
+ private:
+  // cursor + stride, wrapped into the region's range (a sweep starts over).
+  std::uint64_t wrap(std::uint64_t cursor, std::int64_t stride) const {
+    const std::uint64_t off = cursor - p_.base + static_cast<std::uint64_t>(stride);  // modulo 2^64
+    if (off < span_) return p_.base + off;
+    if (span_ == 0) return p_.base;
+    // Signed offset modulo span.
+    const auto s = static_cast<std::int64_t>(cursor - p_.base) + stride;
+    const auto m = static_cast<std::int64_t>(span_ > static_cast<std::uint64_t>(INT64_MAX) ? INT64_MAX : span_);
+    std::int64_t r = s % m;
+    if (r < 0) r += m;
+    return p_.base + static_cast<std::uint64_t>(r);
+  }
+
+  // A random stride: back to a line this walk touched d accesses ago with
+  // the recorded odds (jump_reuse, by distance bin), else a far jump.
+  std::uint64_t jump(std::mt19937_64& rng) const {
+    const std::uint64_t total = p_.strides[kRandomBin];
+    if (total > 0) {
+      std::uint64_t u = rng() % total;
+      for (int k = 0; k < RegionProfile::kJumpBins; ++k) {
+        const std::uint64_t c = p_.jump_reuse[static_cast<std::size_t>(k)];
+        if (u >= c) {
+          u -= c;
+          continue;
+        }
+        const auto line = line_back(k, rng);
+        if (line) return std::clamp((*line << 6) | (cursor_ & 63), p_.base, p_.last);
+        break;
+      }
+    }
+    return random_address(rng);
+  }
+
+  // The line of this walk's access d ago, d drawn from [2^k, 2^(k+1)), if remembered.
+  std::optional<std::uint64_t> line_back(int k, std::mt19937_64& rng) const {
+    const std::uint64_t lo = std::uint64_t{1} << k;
+    const std::uint64_t d = lo + rng() % lo;
+    if (d > ordinal_ || d > history_.size()) return std::nullopt;
+    return history_[(ordinal_ - d) & (history_.size() - 1)];
+  }
+
+  // A stride to another line: when this walk has returned to lines it
+  // touched before less often than the original did, the stride lands on such
+  // a line (distance drawn from move_reuse) instead of a new one.
+  std::uint64_t steer(std::uint64_t target, std::mt19937_64& rng) {
+    if ((target >> 6) == (cursor_ >> 6) || p_.moves == 0) return target;
+    ++moves_;
+    const auto it = last_touch_.find(target >> 6);
+    if (it != last_touch_.end() && ordinal_ - it->second < (std::uint64_t{1} << RegionProfile::kJumpBins)) {
+      ++returns_;
+      return target;
+    }
+    std::uint64_t wanted = 0;
+    for (const auto c : p_.move_reuse) wanted += c;
+    if (wanted == 0 || static_cast<double>(returns_) * static_cast<double>(p_.moves) >=
+                           static_cast<double>(wanted) * static_cast<double>(moves_))
+      return target;
+    std::uint64_t u = rng() % wanted;
+    for (int k = 0; k < RegionProfile::kJumpBins; ++k) {
+      const std::uint64_t c = p_.move_reuse[static_cast<std::size_t>(k)];
+      if (u >= c) {
+        u -= c;
+        continue;
+      }
+      const auto line = line_back(k, rng);
+      if (!line) break;
+      ++returns_;
+      return std::clamp((*line << 6) | (target & 63), p_.base, p_.last);
+    }
+    return target;
+  }
+
+  void touch(std::uint64_t line) {
+    history_[ordinal_ & (history_.size() - 1)] = line;
+    if (p_.moves) last_touch_[line] = ordinal_;
+    ++ordinal_;
+  }
+
+  // A far random stride lands on one of the region's working-set lines, spread
+  // evenly over its range (a sparse region keeps its footprint).
+  std::uint64_t random_address(std::mt19937_64& rng) const {
+    const std::uint64_t lines_in_range = span_ / 64 + 1;
+    const std::uint64_t offset_in_line = p_.first & 63 & ~std::uint64_t{7};
+    if (p_.working_set == 0 || p_.working_set >= lines_in_range || span_ == 0)
+      return p_.base + (span_ ? (rng() % span_) & ~std::uint64_t{7} : 0);
+    const std::uint64_t spacing = span_ / p_.working_set;
+    const std::uint64_t line = (p_.base + (rng() % p_.working_set) * spacing) & ~std::uint64_t{63};
+    return std::clamp(line + offset_in_line, p_.base, p_.last);
+  }
+
+  const RegionProfile& p_;
+  std::uint64_t span_ = 1;
+  std::uint64_t cursor_;
+  bool started_ = false;
+  int prev_bin_ = -1;
+  int mode_bin_ = 0;
+  std::vector<std::uint64_t> histogram_, kinds_, sizes_;
+  std::vector<std::uint64_t> history_;  // line of each recent access, a ring indexed by ordinal
+  std::unordered_map<std::uint64_t, std::uint64_t> last_touch_;  // line -> ordinal (regions with moves)
+  std::uint64_t ordinal_ = 0;          // accesses generated so far
+  std::uint64_t moves_ = 0, returns_ = 0;  // this walk's line-changing strides, and returns among them
+  std::vector<std::vector<std::uint64_t>> rows_;
+};
+
+struct LoopReplay {
+  const LoopProfile* loop = nullptr;
+  std::vector<RegionWalk> walks;
+  std::vector<char> in_pattern;
+};
+
+class ReplaySource final : public ReferenceSource {
+ public:
+  ReplaySource(StreamProfile profile, std::uint64_t length, std::uint64_t seed)
+      : profile_(std::move(profile)), length_(length ? length : profile_.references), rng_(seed) {
+    for (const auto& l : profile_.loops) {
+      LoopReplay r;
+      r.loop = &l;
+      r.walks.reserve(l.regions.size());
+      for (const auto& reg : l.regions) r.walks.emplace_back(reg);
+      r.in_pattern.assign(l.regions.size(), 0);
+      for (const auto& e : l.pattern) r.in_pattern[e.first] = 1;
+      loops_.push_back(std::move(r));
+    }
+  }
+
+  Result<std::size_t> read(std::span<Reference> out) override {
+    std::size_t n = 0;
+    while (n < out.size() && done_ < length_) {
+      if (left_in_instance_ == 0 && !start_instance()) break;
+      Reference ref = loops_[current_].walks[pick_region()].next(rng_);
+      ref.time = done_++;
+      --left_in_instance_;
+      out[n++] = ref;
+    }
+    return n;
+  }
+
+ private:
+  // Starts the next loop instance in the recorded order (from the top again
+  // once the order is used up). False when the profile has no references.
+  bool start_instance() {
+    if (profile_.order.empty() || profile_.references == 0) return false;
+    while (order_pos_ < profile_.order.size() && used_in_entry_ >= profile_.order[order_pos_].second) {
+      ++order_pos_;
+      used_in_entry_ = 0;
+    }
+    if (order_pos_ >= profile_.order.size() || emitted_in_pass_ >= profile_.references) {
+      order_pos_ = 0;
+      used_in_entry_ = 0;
+      emitted_in_pass_ = 0;
+    }
+    current_ = profile_.order[order_pos_].first;
+    ++used_in_entry_;
+    const std::uint64_t len = std::min(profile_.knobs.window, profile_.references - emitted_in_pass_);
+    emitted_in_pass_ += len;
+    left_in_instance_ = len;
+    // Each region's share of this instance, from its count over the loop.
+    const auto& L = *loops_[current_].loop;
+    remaining_.assign(L.regions.size(), 0.0);
+    off_pattern_ = 0;
+    for (std::size_t r = 0; r < L.regions.size(); ++r) {
+      remaining_[r] = static_cast<double>(L.regions[r].count) * static_cast<double>(len) /
+                      static_cast<double>(L.references);
+      if (!loops_[current_].in_pattern[r]) off_pattern_ += remaining_[r];
+    }
+    pattern_pos_ = 0;
+    run_left_ = 0;
+    return true;
+  }
+
+  // The region of the next reference. References come in runs: the pattern
+  // buffer's runs, cycled, skipping regions whose share of this instance is
+  // used up; regions the buffer never saw are spread in by their shares, each
+  // time for a run of its mean run length.
+  std::size_t pick_region() {
+    if (run_left_ > 0 && remaining_[run_region_] > 0.5) {
+      --run_left_;
+      return take(run_region_);
+    }
+    const auto& lr = loops_[current_];
+    const auto& pattern = lr.loop->pattern;
+    const auto left = static_cast<double>(left_in_instance_);
+    std::uniform_real_distribution<double> coin(0.0, 1.0);
+    std::size_t r = SIZE_MAX;
+    std::uint64_t run = 1;
+    if (off_pattern_ > 0.5 && coin(rng_) * left < off_pattern_) {
+      r = draw_remaining(false);
+      if (r != SIZE_MAX) run = mean_run(r);
+    }
+    for (std::size_t tries = 0; r == SIZE_MAX && tries < pattern.size(); ++tries) {
+      const auto& [id, n] = pattern[pattern_pos_];
+      pattern_pos_ = (pattern_pos_ + 1) % pattern.size();
+      if (remaining_[id] > 0.5) {
+        r = id;
+        run = n;
+      }
+    }
+    if (r == SIZE_MAX) {
+      r = draw_remaining(true);
+      if (r == SIZE_MAX) return pattern.empty() ? 0 : pattern[pattern_pos_].first;
+      run = mean_run(r);
+    }
+    run_region_ = r;
+    run_left_ = run - 1;
+    return take(r);
+  }
+
+  std::uint64_t mean_run(std::size_t r) const {
+    const auto& reg = loops_[current_].loop->regions[r];
+    return reg.runs ? std::max<std::uint64_t>(1, (reg.count + reg.runs / 2) / reg.runs) : 1;
+  }
+
+  std::size_t take(std::size_t r) {
+    if (!loops_[current_].in_pattern[r]) off_pattern_ = std::max(0.0, off_pattern_ - 1.0);
+    remaining_[r] -= 1.0;
+    return r;
+  }
+
+  // A region by its remaining share (among all, or among off-pattern ones).
+  std::size_t draw_remaining(bool all) {
+    const auto& in = loops_[current_].in_pattern;
+    double total = 0;
+    for (std::size_t r = 0; r < remaining_.size(); ++r)
+      if ((all || !in[r]) && remaining_[r] > 0) total += remaining_[r];
+    if (total <= 0) return SIZE_MAX;
+    double x = std::uniform_real_distribution<double>(0.0, total)(rng_);
+    std::size_t chosen = SIZE_MAX;
+    for (std::size_t r = 0; r < remaining_.size(); ++r) {
+      if (!(all || !in[r]) || remaining_[r] <= 0) continue;
+      chosen = r;
+      x -= remaining_[r];
+      if (x < 0) break;
+    }
+    return chosen;
+  }
+
+  StreamProfile profile_;
+  std::uint64_t length_;
+  std::mt19937_64 rng_;
+  std::vector<LoopReplay> loops_;
+  std::uint64_t done_ = 0;
+  std::size_t order_pos_ = 0;
+  std::uint64_t used_in_entry_ = 0;
+  std::uint64_t emitted_in_pass_ = 0;
+  std::uint64_t left_in_instance_ = 0;
+  std::size_t current_ = 0;
+  std::size_t pattern_pos_ = 0;
+  std::vector<double> remaining_;
+  double off_pattern_ = 0;
+  std::size_t run_region_ = 0;
+  std::uint64_t run_left_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<ReferenceSource> make_replay(StreamProfile profile, std::uint64_t length, std::uint64_t seed) {
+  return std::make_unique<ReplaySource>(std::move(profile), length, seed);
+}
+
+}  // namespace hmtt::psnap

@@ -1,0 +1,444 @@
+// The capture phase of PSnAP: references -> regions -> windows -> loops.
+#include <algorithm>
+#include <bit>
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "hmtt/psnap/psnap.h"
+
+namespace hmtt::psnap {
+
+namespace {
+
+constexpr std::array<std::string_view, kStrideBins> kLabels = {
+    "0",  "+1", "+2", "+4", "+8", "+16", "+32", "+64", "+128", "+256",
+    "-1", "-2", "-4", "-8", "-16", "-32", "-64", "-128", "-256", "random"};
+
+}  // namespace
+
+int stride_bin(std::int64_t stride) {
+  if (stride == 0) return 0;
+  const std::uint64_t mag = stride > 0 ? static_cast<std::uint64_t>(stride) : static_cast<std::uint64_t>(-(stride + 1)) + 1;
+  if (mag > 256) return kRandomBin;
+  const int k = static_cast<int>(std::bit_width(mag)) - 1;  // 2^k <= mag < 2^(k+1), k in 0..8
+  return stride > 0 ? 1 + k : 10 + k;
+}
+
+std::string_view stride_bin_label(int bin) {
+  return bin >= 0 && bin < kStrideBins ? kLabels[static_cast<std::size_t>(bin)] : std::string_view("?");
+}
+
+int stride_bin_of_label(std::string_view label) {
+  for (int b = 0; b < kStrideBins; ++b)
+    if (kLabels[static_cast<std::size_t>(b)] == label) return b;
+  return -1;
+}
+
+std::uint64_t StreamProfile::region_count() const {
+  std::uint64_t n = 0;
+  for (const auto& l : loops) n += l.regions.size();
+  return n;
+}
+
+double StreamProfile::complexity() const {
+  return (1000.0 * static_cast<double>(loops.size()) + (80.0 + 3610.0) * static_cast<double>(region_count())) /
+         (1000.0 + 80.0 + 3610.0);
+}
+
+namespace {
+
+// A region while it is being profiled: the profile plus what finishing it needs.
+struct RegionAccumulator {
+  RegionProfile p;
+  std::unordered_map<std::int64_t, std::uint64_t> exact;  // exact stride -> count (|stride| <= 256)
+  std::unordered_map<std::uint64_t, std::uint64_t> lines;  // 64-byte line -> ordinal of its last access
+  std::map<std::uint32_t, std::uint64_t> sizes;
+  std::uint64_t cursor = 0;  // the previous address (strides are taken from it)
+  int prev_bin = -1;
+
+  // How many of this region's accesses ago `line` was last touched (0: never);
+  // records this access as its last.
+  std::uint64_t touch(std::uint64_t line) {
+    auto [it, fresh] = lines.try_emplace(line, p.count);
+    if (fresh) return 0;
+    const std::uint64_t d = p.count - it->second;
+    it->second = p.count;
+    return d;
+  }
+
+  void access(const Reference& ref) {
+    const std::uint64_t a = ref.address;
+    if (p.count == 0) {
+      p.base = p.last = p.first = a;
+      touch(a >> 6);
+    } else {
+      const auto stride = static_cast<std::int64_t>(a - cursor);
+      const int bin = stride_bin(stride);
+      ++p.strides[static_cast<std::size_t>(bin)];
+      if (bin != kRandomBin) ++exact[stride];
+      if (prev_bin >= 0) ++p.transitions[static_cast<std::size_t>(prev_bin * kStrideBins + bin)];
+      prev_bin = bin;
+      const bool moved = bin != kRandomBin && (a >> 6) != (cursor >> 6);
+      p.moves += moved;
+      const std::uint64_t d = touch(a >> 6);
+      if ((bin == kRandomBin || moved) && d > 0) {
+        const int k = static_cast<int>(std::bit_width(d)) - 1;
+        auto& reuse = bin == kRandomBin ? p.jump_reuse : p.move_reuse;
+        if (k < RegionProfile::kJumpBins) ++reuse[static_cast<std::size_t>(k)];
+      }
+    }
+    p.base = std::min(p.base, a);
+    p.last = std::max(p.last, a);
+    cursor = a;
+    ++p.count;
+    ++p.kinds[static_cast<std::size_t>(ref.kind) & 3];
+    ++sizes[ref.size];
+  }
+
+  // Folds `o` into this region (this one keeps its first address and cursor).
+  void absorb(const RegionAccumulator& o) {
+    p.base = std::min(p.base, o.p.base);
+    p.last = std::max(p.last, o.p.last);
+    p.count += o.p.count;
+    p.runs += o.p.runs;
+    p.merged += o.p.merged;
+    for (std::size_t k = 0; k < p.kinds.size(); ++k) p.kinds[k] += o.p.kinds[k];
+    for (std::size_t b = 0; b < p.strides.size(); ++b) p.strides[b] += o.p.strides[b];
+    for (std::size_t t = 0; t < p.transitions.size(); ++t) p.transitions[t] += o.p.transitions[t];
+    for (std::size_t k = 0; k < p.jump_reuse.size(); ++k) p.jump_reuse[k] += o.p.jump_reuse[k];
+    for (std::size_t k = 0; k < p.move_reuse.size(); ++k) p.move_reuse[k] += o.p.move_reuse[k];
+    p.moves += o.p.moves;
+    for (const auto& [s, c] : o.exact) exact[s] += c;
+    for (const auto& [s, c] : o.sizes) sizes[s] += c;
+    lines.insert(o.lines.begin(), o.lines.end());  // (the other region's ordinals are its own: approximate)
+  }
+
+  RegionProfile finished() const {
+    RegionProfile r = p;
+    r.working_set = lines.size();
+    std::array<std::uint64_t, kStrideBins> best{};
+    for (const auto& [s, c] : exact) {
+      const auto b = static_cast<std::size_t>(stride_bin(s));
+      if (c > best[b] || (c == best[b] && s < r.exact[b])) {
+        best[b] = c;
+        r.exact[b] = s;
+      }
+    }
+    for (int b = 0; b < kRandomBin; ++b)  // a bin never seen keeps its nominal stride
+      if (best[static_cast<std::size_t>(b)] == 0) r.exact[static_cast<std::size_t>(b)] = nominal_stride(b);
+    r.sizes.assign(sizes.begin(), sizes.end());
+    std::stable_sort(r.sizes.begin(), r.sizes.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
+    if (r.sizes.size() > 4) r.sizes.resize(4);  // the four most common sizes
+    return r;
+  }
+
+  static std::int64_t nominal_stride(int bin) {
+    if (bin == 0 || bin >= kRandomBin) return 0;
+    return bin < 10 ? (std::int64_t{1} << (bin - 1)) : -(std::int64_t{1} << (bin - 10));
+  }
+};
+
+// Regions of one window, found by address proximity; disjoint, with gaps wider
+// than the region distance (a region that grows to within reach of a
+// neighbour absorbs it).
+class RegionFinder {
+ public:
+  explicit RegionFinder(std::uint64_t distance) : d_(distance) {}
+
+  std::uint32_t access(const Reference& ref) {
+    auto& index = ref.kind == Kind::IFetch ? code_ : data_;
+    const std::uint64_t a = ref.address;
+    std::uint32_t r = UINT32_MAX;
+    auto it = index.upper_bound(a > UINT64_MAX - d_ ? UINT64_MAX : a + d_);
+    if (it != index.begin()) {
+      --it;
+      if (regions_[it->second].p.last + d_ >= a) r = it->second;
+    }
+    if (r == UINT32_MAX) {
+      r = static_cast<std::uint32_t>(regions_.size());
+      regions_.emplace_back();
+      regions_.back().p.code = ref.kind == Kind::IFetch;
+      alias_.push_back(r);
+      regions_[r].access(ref);
+      index.emplace(a, r);
+    } else {
+      const std::uint64_t old_base = regions_[r].p.base;
+      regions_[r].access(ref);
+      if (regions_[r].p.base != old_base) {
+        index.erase(old_base);
+        index.emplace(regions_[r].p.base, r);
+      }
+      r = coalesce(index, r);
+    }
+    return r;
+  }
+
+  std::uint32_t root(std::uint32_t r) const {
+    while (alias_[r] != r) r = alias_[r];
+    return r;
+  }
+  const std::vector<RegionAccumulator>& regions() const { return regions_; }
+  void count_run(std::uint32_t r) { ++regions_[r].p.runs; }
+
+ private:
+  // Merges `r` with neighbours now within reach; returns the surviving id.
+  std::uint32_t coalesce(std::map<std::uint64_t, std::uint32_t>& index, std::uint32_t r) {
+    for (;;) {
+      auto it = index.find(regions_[r].p.base);
+      auto next = std::next(it);
+      std::uint32_t other = UINT32_MAX;
+      if (next != index.end() && regions_[r].p.last + d_ >= next->first) other = next->second;
+      if (other == UINT32_MAX && it != index.begin()) {
+        auto prev = std::prev(it);
+        if (regions_[prev->second].p.last + d_ >= regions_[r].p.base) other = prev->second;
+      }
+      if (other == UINT32_MAX) return r;
+      // The older region survives; it continues from the newest address.
+      const std::uint32_t keep = std::min(r, other), gone = std::max(r, other);
+      const std::uint64_t cursor = regions_[r].cursor;
+      const int prev_bin = regions_[r].prev_bin;
+      index.erase(regions_[keep].p.base);
+      index.erase(regions_[gone].p.base);
+      regions_[keep].absorb(regions_[gone]);
+      regions_[keep].cursor = cursor;
+      regions_[keep].prev_bin = prev_bin;
+      regions_[gone] = RegionAccumulator{};
+      alias_[gone] = keep;
+      index.emplace(regions_[keep].p.base, keep);
+      r = keep;
+    }
+  }
+
+  std::uint64_t d_;
+  std::vector<RegionAccumulator> regions_;
+  std::vector<std::uint32_t> alias_;
+  std::map<std::uint64_t, std::uint32_t> code_, data_;  // base -> region id (roots only)
+};
+
+struct LoopAccumulator {
+  std::uint64_t instances = 0;
+  std::uint64_t references = 0;
+  std::vector<std::uint64_t> pages;  // signature: sorted pages of the first window
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> pattern;
+  std::vector<RegionAccumulator> regions;
+  std::vector<std::uint32_t> alias;
+  std::uint32_t scatter[2] = {UINT32_MAX, UINT32_MAX};  // merged region per class (data, code)
+
+  std::uint32_t root(std::uint32_t r) const {
+    while (alias[r] != r) r = alias[r];
+    return r;
+  }
+  std::uint32_t add(RegionAccumulator&& r) {
+    const auto id = static_cast<std::uint32_t>(regions.size());
+    regions.push_back(std::move(r));
+    alias.push_back(id);
+    return id;
+  }
+};
+
+double jaccard(const std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b) {
+  std::size_t i = 0, j = 0, both = 0;
+  while (i < a.size() && j < b.size()) {
+    if (a[i] == b[j]) {
+      ++both;
+      ++i;
+      ++j;
+    } else if (a[i] < b[j]) {
+      ++i;
+    } else {
+      ++j;
+    }
+  }
+  const std::size_t any = a.size() + b.size() - both;
+  return any ? static_cast<double>(both) / static_cast<double>(any) : 1.0;
+}
+
+}  // namespace
+
+struct StreamProfiler::State {
+  explicit State(const PsnapKnobs& k) : knobs(k), finder(k.region_distance) {}
+  PsnapKnobs knobs;
+  std::uint64_t references = 0;
+  // The open window.
+  RegionFinder finder;
+  std::uint64_t in_window = 0;
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> pattern;  // window-local region ids, runs
+  bool pattern_full = false;
+  std::uint32_t last_region = UINT32_MAX;
+  std::unordered_set<std::uint64_t> pages;
+  // Closed windows.
+  std::vector<LoopAccumulator> loops;
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> order;
+
+  void close_window();
+};
+
+void StreamProfiler::State::close_window() {
+  if (in_window == 0) return;
+  // 1. The window's regions; the ones touched fewer than merge_below times
+  //    (pointer chasing) are merged into one region per class, profiled as
+  //    one stream of random strides.
+  const auto& raw = finder.regions();
+  std::vector<std::uint32_t> local(raw.size(), UINT32_MAX);  // root id -> window region index
+  std::vector<RegionAccumulator> regions;
+  std::uint32_t scatter[2] = {UINT32_MAX, UINT32_MAX};
+  for (std::uint32_t r = 0; r < raw.size(); ++r) {
+    if (finder.root(r) != r) continue;
+    const auto& acc = raw[r];
+    if (acc.p.count >= knobs.merge_below) {
+      local[r] = static_cast<std::uint32_t>(regions.size());
+      regions.push_back(acc);
+      continue;
+    }
+    auto& s = scatter[acc.p.code ? 1 : 0];
+    RegionAccumulator single = acc;
+    single.p.merged = 1;
+    single.exact.clear();
+    single.p.strides.fill(0);
+    single.p.jump_reuse.fill(0);
+    single.p.move_reuse.fill(0);
+    single.p.moves = 0;
+    std::fill(single.p.transitions.begin(), single.p.transitions.end(), 0);
+    if (s == UINT32_MAX) {
+      s = static_cast<std::uint32_t>(regions.size());
+      regions.push_back(std::move(single));
+    } else {
+      regions[s].absorb(single);
+    }
+    local[r] = s;
+  }
+  for (const auto s : scatter) {
+    if (s == UINT32_MAX) continue;
+    auto& p = regions[s].p;
+    p.strides.fill(0);
+    p.strides[kRandomBin] = p.count > 1 ? p.count - 1 : 0;
+    std::fill(p.transitions.begin(), p.transitions.end(), 0);
+    p.transitions[kRandomBin * kStrideBins + kRandomBin] = p.count > 2 ? p.count - 2 : 0;
+  }
+
+  // 2. Which loop: the one whose page signature overlaps most, if enough.
+  std::vector<std::uint64_t> sig(pages.begin(), pages.end());
+  std::sort(sig.begin(), sig.end());
+  std::uint32_t loop = UINT32_MAX;
+  double best = -1;
+  for (std::uint32_t l = 0; l < loops.size(); ++l) {
+    const double j = jaccard(sig, loops[l].pages);
+    if (j >= knobs.loop_similarity && j > best) {
+      best = j;
+      loop = l;
+    }
+  }
+  std::vector<std::uint32_t> to_loop(regions.size());
+  if (loop == UINT32_MAX) {
+    loop = static_cast<std::uint32_t>(loops.size());
+    loops.emplace_back();
+    auto& L = loops.back();
+    L.pages = std::move(sig);
+    for (std::uint32_t i = 0; i < regions.size(); ++i) {
+      const bool is_scatter = regions[i].p.merged > 0;
+      to_loop[i] = L.add(std::move(regions[i]));
+      if (is_scatter) L.scatter[L.regions[to_loop[i]].p.code ? 1 : 0] = to_loop[i];
+    }
+    L.pattern.reserve(pattern.size());
+    for (const auto& [id, n] : pattern) {
+      const std::uint32_t r = to_loop[local[finder.root(id)]];
+      if (!L.pattern.empty() && L.pattern.back().first == r) L.pattern.back().second += n;
+      else L.pattern.emplace_back(r, n);
+    }
+  } else {
+    // 3. Aggregate into the loop: each region joins the loop regions it
+    //    overlaps (within the region distance); merged regions join the
+    //    loop's merged region of their class.
+    auto& L = loops[loop];
+    const std::uint64_t d = knobs.region_distance;
+    for (auto& w : regions) {
+      const int cls = w.p.code ? 1 : 0;
+      if (w.p.merged > 0) {
+        auto& s = L.scatter[cls];
+        if (s == UINT32_MAX) s = L.add(std::move(w));
+        else L.regions[s].absorb(w);
+        continue;
+      }
+      std::uint32_t into = UINT32_MAX;
+      for (std::uint32_t r = 0; r < L.regions.size(); ++r) {
+        if (L.alias[r] != r || L.regions[r].p.merged > 0 || L.regions[r].p.code != w.p.code) continue;
+        const auto& q = L.regions[r].p;
+        if (q.base > w.p.last + d || q.last + d < w.p.base) continue;
+        if (into == UINT32_MAX) {
+          into = r;
+          L.regions[r].absorb(w);
+        } else {
+          L.regions[into].absorb(L.regions[r]);
+          L.regions[r] = RegionAccumulator{};
+          L.alias[r] = into;
+        }
+      }
+      if (into == UINT32_MAX) L.add(std::move(w));
+    }
+  }
+  auto& L = loops[loop];
+  ++L.instances;
+  L.references += in_window;
+  if (!order.empty() && order.back().first == loop) ++order.back().second;
+  else order.emplace_back(loop, 1);
+
+  finder = RegionFinder(knobs.region_distance);
+  in_window = 0;
+  pattern.clear();
+  pattern_full = false;
+  last_region = UINT32_MAX;
+  pages.clear();
+}
+
+StreamProfiler::StreamProfiler(const PsnapKnobs& knobs) : s_(std::make_unique<State>(knobs)) {}
+StreamProfiler::~StreamProfiler() = default;
+
+void StreamProfiler::access(const Reference& ref) {
+  auto& s = *s_;
+  const std::uint32_t r = s.finder.access(ref);
+  const bool same = s.last_region != UINT32_MAX && s.finder.root(s.last_region) == r;
+  if (!same) s.finder.count_run(r);
+  s.last_region = r;
+  if (!s.pattern_full) {
+    if (same && !s.pattern.empty()) ++s.pattern.back().second;
+    else if (s.pattern.size() < s.knobs.pattern_buffer) s.pattern.emplace_back(r, 1);
+    else s.pattern_full = true;
+  }
+  s.pages.insert(ref.address >> 12);
+  ++s.references;
+  if (++s.in_window == s.knobs.window) s.close_window();
+}
+
+StreamProfile StreamProfiler::finish() {
+  auto& s = *s_;
+  s.close_window();
+  StreamProfile out;
+  out.knobs = s.knobs;
+  out.references = s.references;
+  out.order = s.order;
+  for (auto& L : s.loops) {
+    LoopProfile lp;
+    lp.instances = L.instances;
+    lp.references = L.references;
+    std::vector<std::uint32_t> index(L.regions.size(), UINT32_MAX);
+    for (std::uint32_t r = 0; r < L.regions.size(); ++r) {
+      if (L.alias[r] != r) continue;
+      index[r] = static_cast<std::uint32_t>(lp.regions.size());
+      lp.regions.push_back(L.regions[r].finished());
+    }
+    lp.pattern.reserve(L.pattern.size());
+    for (const auto& [id, n] : L.pattern) {
+      const std::uint32_t r = index[L.root(id)];
+      if (!lp.pattern.empty() && lp.pattern.back().first == r) lp.pattern.back().second += n;
+      else lp.pattern.emplace_back(r, n);
+    }
+    out.loops.push_back(std::move(lp));
+  }
+  s.loops.clear();
+  s.order.clear();
+  s.references = 0;
+  return out;
+}
+
+}  // namespace hmtt::psnap

@@ -1,0 +1,131 @@
+// The JSON profile: round trip through the profiling contract, and malformed
+// profiles rejected with an error that names the field (never a crash).
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "hmtt/psnap/psnap.h"
+#include "streams.h"
+
+using namespace hmtt;
+using analysis::Json;
+
+namespace {
+std::string profile_bytes() {
+  auto p = analysis::make_psnap_profiler();
+  const auto t = psnap_test::two_sweeps(10);
+  VectorSource src(t);
+  auto params = analysis::ProfileParams::parse({}, p->params());
+  REQUIRE(params.ok());
+  auto out = p->profile(src, *params, analysis::RunOptions{.progress = false});
+  REQUIRE(out.ok());
+  return out->data;
+}
+// The error synthesize() gives for `data`; "" when it succeeds.
+std::string synth_error(const std::string& data) {
+  auto p = analysis::make_psnap_profiler();
+  auto s = p->synthesize(data, {});
+  if (s.ok()) {
+    auto all = collect(**s);  // a profile accepted must also replay
+    CHECK(all.ok());
+    return "";
+  }
+  return s.error().message;
+}
+std::string mutated(const std::string& data, void (*edit)(Json&)) {
+  Json j = Json::parse(data);
+  edit(j);
+  return j.dump();
+}
+}  // namespace
+
+TEST_CASE("psnap profile: header, recognised, summary with the complexity measure, round trip") {
+  auto p = analysis::make_psnap_profiler();
+  const std::string data = profile_bytes();
+  CHECK(p->recognizes(data));
+  CHECK_FALSE(analysis::make_irm_profiler()->recognizes(data));
+  const Json j = Json::parse(data);
+  CHECK(j["format"] == "hmtt-profile");
+  CHECK(j["method"] == "psnap");
+  CHECK(j["params"]["region_distance"] == "256");
+  CHECK(j["loops"][0]["regions"][0]["strides"]["+8"] == Json::array({5110, 8}));
+  CHECK(j["region_count"] == 2);
+  CHECK(j["loops"][0]["regions"][0]["stride_order"]["+8"]["+8"] == 10 * 510);
+  // JSON -> profile -> JSON is the identity on the method's fields.
+  auto back = psnap::from_json(j);
+  REQUIRE(back.ok());
+  Json again = psnap::to_json(*back);
+  for (const auto& [k, v] : again.items()) CHECK(j[k] == v);
+
+  const auto t = psnap_test::two_sweeps(10);
+  VectorSource src(t);
+  auto params = analysis::ProfileParams::parse({}, p->params());
+  auto out = p->profile(src, *params, analysis::RunOptions{.batch = 100, .progress = false, .limit = 1000});
+  REQUIRE(out.ok());
+  CHECK(out->summary["references"] == 1000);
+  CHECK(out->summary["complexity"].get<double>() > 0);
+  CHECK(out->summary["profile_bytes"] == out->data.size());
+}
+
+TEST_CASE("psnap profile: bad knobs are errors naming the knob") {
+  auto p = analysis::make_psnap_profiler();
+  for (const char* bad : {"window=0", "pattern_buffer=0", "loop_similarity=2", "window=x", "region_distance=-1"}) {
+    auto params = analysis::ProfileParams::parse({bad}, p->params());
+    REQUIRE(params.ok());
+    VectorSource src(psnap_test::two_sweeps(1));
+    auto out = p->profile(src, *params, analysis::RunOptions{.progress = false});
+    REQUIRE_FALSE(out.ok());
+    const std::string key = std::string(bad).substr(0, std::string(bad).find('='));
+    CHECK(out.error().message.find(key) != std::string::npos);
+  }
+}
+
+TEST_CASE("psnap profile: malformed profiles give an error naming the field") {
+  const std::string good = profile_bytes();
+  CHECK(synth_error(good).empty());
+  CHECK(synth_error("not json").find("JSON") != std::string::npos);
+  CHECK(synth_error("{\"format\":\"hmtt-profile\",\"method\":\"irm\"}").find("irm") != std::string::npos);
+
+  struct Case {
+    const char* field;
+    void (*edit)(Json&);
+  };
+  const Case cases[] = {
+      {".window", [](Json& j) { j.erase("window"); }},
+      {".window", [](Json& j) { j["window"] = 0; }},
+      {".references", [](Json& j) { j["references"] = -5; }},
+      {".loops", [](Json& j) { j["loops"] = "many"; }},
+      {".loops[0].references", [](Json& j) { j["loops"][0]["references"] = 0; }},
+      {".loops[0].regions", [](Json& j) { j["loops"][0]["regions"] = Json::array(); }},
+      {".loops[0].pattern", [](Json& j) { j["loops"][0]["pattern"] = Json::array(); }},
+      {".loops[0].pattern[3]", [](Json& j) { j["loops"][0]["pattern"][3] = 7; }},
+      {".loops[0].pattern[0]", [](Json& j) { j["loops"][0]["pattern"][0] = "a"; }},
+      {".loops[0].regions[1].base", [](Json& j) { j["loops"][0]["regions"][1].erase("base"); }},
+      {".loops[0].regions[1].last", [](Json& j) { j["loops"][0]["regions"][1]["last"] = 1; }},
+      {".loops[0].regions[0].first", [](Json& j) { j["loops"][0]["regions"][0]["first"] = 0x100001000ull; }},
+      {".loops[0].regions[0].count", [](Json& j) { j["loops"][0]["regions"][0]["count"] = 1.5; }},
+      {".loops[0].regions[0].kinds.jump", [](Json& j) { j["loops"][0]["regions"][0]["kinds"]["jump"] = 1; }},
+      {".loops[0].regions[0].kinds", [](Json& j) { j["loops"][0]["regions"][0]["kinds"] = 3; }},
+      {".loops[0].regions[0].sizes[0]", [](Json& j) { j["loops"][0]["regions"][0]["sizes"][0] = 8; }},
+      {".loops[0].regions[0].sizes[0][0]", [](Json& j) { j["loops"][0]["regions"][0]["sizes"][0][0] = 1u << 20; }},
+      {".loops[0].regions[0].strides.+3", [](Json& j) { j["loops"][0]["regions"][0]["strides"]["+3"] = Json::array({1, 3}); }},
+      {".loops[0].regions[0].strides.+8[1]", [](Json& j) { j["loops"][0]["regions"][0]["strides"]["+8"][1] = 64; }},
+      {".loops[0].regions[0].strides.+8[1]", [](Json& j) { j["loops"][0]["regions"][0]["strides"]["+8"] = Json::array({5}); }},
+      {".loops[0].regions[0].stride_order", [](Json& j) { j["loops"][0]["regions"][0]["stride_order"] = Json::array(); }},
+      {".loops[0].regions[0].stride_order.+8.up", [](Json& j) { j["loops"][0]["regions"][0]["stride_order"]["+8"]["up"] = 1; }},
+      {".loops[0].regions[0].stride_order.+8.+8", [](Json& j) { j["loops"][0]["regions"][0]["stride_order"]["+8"]["+8"] = -1; }},
+      {".loops[0].regions[0].stride_order.+8", [](Json& j) { j["loops"][0]["regions"][0]["stride_order"]["+8"] = 3; }},
+      {".loops[0].regions[0].code", [](Json& j) { j["loops"][0]["regions"][0]["code"] = "yes"; }},
+      {".order[0][0]", [](Json& j) { j["order"][0][0] = 3; }},
+      {".order[0][1]", [](Json& j) { j["order"][0][1] = 0; }},
+      {".order[0]", [](Json& j) { j["order"][0] = 1; }},
+      {".order", [](Json& j) { j["order"] = Json::array(); }},
+  };
+  for (const auto& c : cases) {
+    const std::string err = synth_error(mutated(good, c.edit));
+    INFO("field " << c.field << ": " << err);
+    CHECK(err.find(std::string(c.field) + ":") != std::string::npos);
+  }
+  // Every truncation of a profile is an error, never a crash.
+  for (std::size_t cut = 0; cut < good.size(); cut += 97) CHECK_FALSE(synth_error(good.substr(0, cut)).empty());
+}

@@ -1,0 +1,143 @@
+// The capture phase: stride bins, regions, merge, pattern buffer, loops.
+#include <doctest/doctest.h>
+
+#include "hmtt/psnap/psnap.h"
+#include "streams.h"
+
+using namespace hmtt;
+using namespace hmtt::psnap;
+using psnap_test::ref;
+
+namespace {
+StreamProfile profile_of(const std::vector<Reference>& t, PsnapKnobs k = {}) {
+  StreamProfiler p(k);
+  for (const auto& r : t) p.access(r);
+  return p.finish();
+}
+std::uint64_t bin_count(const RegionProfile& r, std::string_view label) {
+  return r.strides[static_cast<std::size_t>(stride_bin_of_label(label))];
+}
+}  // namespace
+
+TEST_CASE("psnap stride bins: 0, +-2^0 .. +-2^8, random beyond 256") {
+  CHECK(stride_bin_label(stride_bin(0)) == "0");
+  CHECK(stride_bin_label(stride_bin(1)) == "+1");
+  CHECK(stride_bin_label(stride_bin(3)) == "+2");
+  CHECK(stride_bin_label(stride_bin(8)) == "+8");
+  CHECK(stride_bin_label(stride_bin(24)) == "+16");
+  CHECK(stride_bin_label(stride_bin(256)) == "+256");
+  CHECK(stride_bin_label(stride_bin(511)) == "random");
+  CHECK(stride_bin_label(stride_bin(257)) == "random");
+  CHECK(stride_bin_label(stride_bin(-1)) == "-1");
+  CHECK(stride_bin_label(stride_bin(-64)) == "-64");
+  CHECK(stride_bin_label(stride_bin(-256)) == "-256");
+  CHECK(stride_bin_label(stride_bin(-257)) == "random");
+  CHECK(stride_bin_label(stride_bin(INT64_MIN)) == "random");
+  CHECK(stride_bin_label(stride_bin(INT64_MAX)) == "random");
+  for (int b = 0; b < kStrideBins; ++b) CHECK(stride_bin_of_label(stride_bin_label(b)) == b);
+  CHECK(stride_bin_of_label("+3") == -1);
+}
+
+TEST_CASE("psnap regions: two interleaved sweeps give two regions with exact stride counts") {
+  const auto t = psnap_test::two_sweeps(10);  // 10 x 512 pairs, one window
+  const auto p = profile_of(t);
+  REQUIRE(p.loops.size() == 1);
+  CHECK(p.references == t.size());
+  CHECK(p.order == std::vector<std::pair<std::uint32_t, std::uint64_t>>{{0, 1}});
+  const auto& L = p.loops[0];
+  CHECK(L.instances == 1);
+  REQUIRE(L.regions.size() == 2);
+  const auto& a = L.regions[0];
+  const auto& b = L.regions[1];
+  CHECK(a.base == 0x100000);
+  CHECK(a.last == 0x100000 + 8 * 511);
+  CHECK(a.first == 0x100000);
+  CHECK(a.count == 5120);
+  CHECK(a.working_set == 64);  // 4 KB / 64 B lines
+  CHECK(bin_count(a, "+8") == 10 * 511);
+  CHECK(bin_count(a, "random") == 9);  // the jump back to the start, 8 bytes short of 4 KB
+  CHECK(a.exact[static_cast<std::size_t>(stride_bin(8))] == 8);
+  CHECK(a.transitions[static_cast<std::size_t>(stride_bin(8) * kStrideBins + stride_bin(8))] == 10 * 510);
+  CHECK(a.kinds[static_cast<std::size_t>(Kind::Read)] == 5120);
+  REQUIRE(a.sizes.size() == 1);
+  CHECK(a.sizes[0] == std::pair<std::uint32_t, std::uint64_t>{8, 5120});
+  CHECK(b.base == 0x800000);
+  CHECK(b.count == 5120);
+  CHECK(b.working_set == 256);
+  CHECK(bin_count(b, "+64") == 5120 - 20);  // 20 wraps of 16 KB
+  CHECK(bin_count(b, "random") == 19);
+  CHECK(b.kinds[static_cast<std::size_t>(Kind::Write)] == 5120);
+  // Pattern buffer: the first 1 K runs, alternating, each of one access.
+  REQUIRE(L.pattern.size() == 1024);
+  for (std::size_t i = 0; i < L.pattern.size(); ++i)
+    CHECK(L.pattern[i] == std::pair<std::uint32_t, std::uint64_t>(static_cast<std::uint32_t>(i % 2), 1));
+  CHECK(a.runs == 5120);
+  CHECK(b.runs == 5120);
+  // PSnAP equation (1) with one loop and two regions.
+  CHECK(p.complexity() == doctest::Approx((1000.0 + 2 * 3690.0) / 4690.0));
+}
+
+TEST_CASE("psnap regions: addresses within 256 bytes join a region, farther ones start a new one") {
+  std::vector<Reference> t = {ref(0x1000), ref(0x1100), ref(0x1201), ref(0x1000), ref(0x1100), ref(0x1201)};
+  auto p = profile_of(t, PsnapKnobs{.merge_below = 1});
+  REQUIRE(p.loops.size() == 1);
+  REQUIRE(p.loops[0].regions.size() == 2);  // 0x1000..0x1100 and 0x1201 (257 bytes away)
+  CHECK(p.loops[0].regions[0].last == 0x1100);
+  CHECK(p.loops[0].regions[1].base == 0x1201);
+  // Growing a region towards a neighbour merges the two.
+  t.push_back(ref(0x1180));
+  p = profile_of(t, PsnapKnobs{.merge_below = 1});
+  REQUIRE(p.loops[0].regions.size() == 1);
+  CHECK(p.loops[0].regions[0].count == 7);
+  CHECK(p.loops[0].regions[0].last == 0x1201);
+  REQUIRE(p.loops[0].pattern.size() == 1);  // one run of all seven
+  CHECK(p.loops[0].pattern[0] == std::pair<std::uint32_t, std::uint64_t>(0, 7));
+  CHECK(p.loops[0].regions[0].runs == 4);  // the runs of the two regions before they merged
+  // Code and data never share a region.
+  t = {ref(0x1000), ref(0x1008, Kind::IFetch), ref(0x1010), ref(0x1018, Kind::IFetch)};
+  p = profile_of(t, PsnapKnobs{.merge_below = 1});
+  REQUIRE(p.loops[0].regions.size() == 2);
+  CHECK(p.loops[0].regions[0].code != p.loops[0].regions[1].code);
+}
+
+TEST_CASE("psnap merge: regions touched a few times (pointer chasing) become one region") {
+  std::vector<Reference> t;
+  for (std::uint64_t i = 0; i < 100; ++i) t.push_back(ref(0x10000000 + 4096 * ((i * 37) % 100)));  // 100 nodes, once each
+  for (std::uint64_t i = 0; i < 400; ++i) t.push_back(ref(0x200000 + 8 * (i % 50)));            // one hot array
+  const auto p = profile_of(t);
+  REQUIRE(p.loops.size() == 1);
+  const auto& L = p.loops[0];
+  REQUIRE(L.regions.size() == 2);
+  const RegionProfile* merged = nullptr;
+  for (const auto& r : L.regions)
+    if (r.merged) merged = &r;
+  REQUIRE(merged != nullptr);
+  CHECK(merged->merged == 100);
+  CHECK(merged->count == 100);
+  CHECK(merged->working_set == 100);
+  CHECK(merged->base == 0x10000000);
+  CHECK(merged->last == 0x10000000 + 4096 * 99);
+  CHECK(bin_count(*merged, "random") == 99);
+}
+
+TEST_CASE("psnap loops: windows of the same phase share a loop; the order is run-length encoded") {
+  std::vector<Reference> t;
+  auto phase = [&](std::uint64_t base) {
+    for (std::uint64_t i = 0; i < 2048; ++i) t.push_back(ref(base + 8 * (i % 256)));
+  };
+  phase(0x100000);  // windows 0, 1
+  phase(0x900000);  // windows 2, 3
+  phase(0x100000);  // windows 4, 5
+  const auto p = profile_of(t, PsnapKnobs{.window = 1024});
+  REQUIRE(p.loops.size() == 2);
+  CHECK(p.order == std::vector<std::pair<std::uint32_t, std::uint64_t>>{{0, 2}, {1, 2}, {0, 2}});
+  CHECK(p.loops[0].instances == 4);
+  CHECK(p.loops[0].references == 4096);
+  REQUIRE(p.loops[0].regions.size() == 1);  // the same array in every instance
+  CHECK(p.loops[0].regions[0].count == 4096);
+  CHECK(p.loops[1].instances == 2);
+  // With similarity 1.0 required and disjoint phases nothing changes; with 0 every window is one loop.
+  const auto one = profile_of(t, PsnapKnobs{.window = 1024, .loop_similarity = 0.0});
+  CHECK(one.loops.size() == 1);
+  CHECK(one.order == std::vector<std::pair<std::uint32_t, std::uint64_t>>{{0, 6}});
+}
