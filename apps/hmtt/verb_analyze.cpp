@@ -8,6 +8,7 @@
 #include "hmtt/analysis/demo_workload.h"
 #include "hmtt/analysis/hierarchy.h"
 #include "hmtt/analysis/tool_registry.h"
+#include "hmtt/store/store.h"
 #include "verb.h"
 #if __has_include("hmtt/tracefmt/reader.h")
 #include "hmtt/tracefmt/reader.h"
@@ -76,6 +77,21 @@ int run_analyze(const AnalyzeVerbOptions& o) {
     auto shared = std::make_shared<const PageMap>(std::move(*pm));
     s.scr.page_map = shared;
     s.process.page_map = shared;
+  } else if (hmtt::store::looks_like_store(o.trace)) {
+    // A capture with the kernel's page-map log (`hmtt logs --store`): its mappings,
+    // each from the trace time its sync tag gave it (unaligned ones from time 0).
+    auto reader = hmtt::store::StoreReader::open(o.trace);
+    if (!reader) return hmtt::app::fail("analyze", reader.error());
+    auto rows = (*reader)->page_map();
+    if (!rows) return hmtt::app::fail("analyze", rows.error());
+    if (!rows->empty()) {
+      PageMap pm(o.page_bytes);
+      for (const auto& r : *rows)
+        if (!r.unmap) pm.add({r.time, r.pid, r.ppage, r.vpage});
+      auto shared = std::make_shared<const PageMap>(std::move(pm));
+      s.scr.page_map = shared;
+      s.process.page_map = shared;
+    }
   }
   if (!o.pids.empty()) {
     auto pl = PidList::load(o.pids);
@@ -132,7 +148,9 @@ void setup_analyze(CLI::App& app, int& exit_code) {
   cmd->add_flag("--verify", o->verify, "reuse: with --sampled, also run exact and report the error");
   cmd->add_option("--windows", o->windows, "scr: detection window sizes")->delimiter(',')->capture_default_str();
   cmd->add_option("--line", o->line, "scr, process: cache-line size in bytes")->capture_default_str();
-  cmd->add_option("--page-map", o->page_map, "scr, process: page-map log 'TIME PID PHYS_PAGE VIRT_PAGE' per line");
+  cmd->add_option("--page-map", o->page_map,
+                  "scr, process: page-map log 'TIME PID PHYS_PAGE VIRT_PAGE' per line (default for a store: its "
+                  "page_map table, from `hmtt logs --store`)");
   cmd->add_option("--page-bytes", o->page_bytes, "page size of the page map")->capture_default_str();
   cmd->add_option("--pids", o->pids, "process: one 'PID [COUNT]' line per run of references");
   cmd->add_option("--tick-ps", o->tick_ps, "bandwidth: picoseconds per trace tick")->capture_default_str();
