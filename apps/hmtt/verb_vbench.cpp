@@ -171,6 +171,9 @@ int run_vbench(const VbenchOptions& o) {
                   static_cast<unsigned long long>(dma.maps), static_cast<unsigned long long>(dma.unmaps),
                   static_cast<unsigned long long>(dma.reads), static_cast<unsigned long long>(dma.writes),
                   static_cast<unsigned long long>(dma.unmatched));
+    if (!o.json)
+      for (std::size_t i = 0; i < dma.devices.size(); ++i)
+        std::printf("  device %zu = %s\n", i + 1, dma.devices[i].c_str());
   }
   const std::string d = o.workdir + "/";
   auto rep = hmtt::vbench::check_vbench({d + "vbench.hmtt", d + "llc-dma.csv", d + "llc.json", d + "console.txt"});

@@ -67,9 +67,10 @@ gcc -shared -fPIC -O2 -Wall -Wextra -Werror -Wno-unused-parameter -fvisibility=h
 	-I "$src/sim/qemu/plugin" -o "$work/libhmtt_llc.so" "$src/sim/qemu/plugin/hmtt_llc.c"
 say "kernel $HMTT_KVER, hmtt.ko, guest workloads and plugin built"
 
-# The virtio disk the filecopy workload reads (its DMA goes through the DMA API:
-# iommu_platform=on, so the module's DMA probe sees every mapping).
+# The virtio disks the filecopy workload copies from and to (their DMA goes
+# through the DMA API: iommu_platform=on, so the module's DMA probe sees every mapping).
 head -c $((8 << 20)) /dev/urandom >"$work/disk.img"
+truncate -s 0 "$work/copy.img" && truncate -s $((8 << 20)) "$work/copy.img"
 
 # 3. Boot with the plugin (one vCPU: one cache model, a deterministic order).
 plugin=()
@@ -86,6 +87,8 @@ timeout "${HMTT_QEMU_TIMEOUT:-900}" qemu-system-x86_64 \
 	-append "console=ttyS0 loglevel=1 panic=-1 no_timer_check memmap=8M\$$base vbench_base=$base vbench_size=$size vbench_workloads=$workloads" \
 	-drive file="$work/disk.img",if=none,id=d0,format=raw \
 	-device virtio-blk-pci,drive=d0,iommu_platform=on,disable-legacy=on \
+	-drive file="$work/copy.img",if=none,id=d1,format=raw \
+	-device virtio-blk-pci,drive=d1,iommu_platform=on,disable-legacy=on \
 	"${plugin[@]}" </dev/null >"$work/console.raw" 2>&1 || say "qemu exited with status $?"
 boot_ns=$(( $(date +%s%N) - boot_t0 ))
 tr -d '\r' <"$work/console.raw" >"$work/console.txt"

@@ -10,8 +10,9 @@
  *   hmtt-vbench seq-read BYTES | seq-write BYTES | read-after-write BYTES |
  *               random-read BYTES COUNT | quicksort N | matmul N | filecopy BYTES
  *
- * filecopy copies BYTES of the virtio disk /dev/vda (read through the page
- * cache: the device writes it by DMA) into a file on the guest's tmpfs.
+ * filecopy copies BYTES of the virtio disk /dev/vda to the second one, /dev/vdb
+ * (through the page cache: the disks reach memory by DMA, /dev/vda writing it,
+ * /dev/vdb reading it when fsync writes the copy back), as the paper's file copy.
  *
  * It prints one line the host reads back:
  *   HMTT-VBENCH-REGION workload=W pid=P vaddr=0xV bytes=B count=N flush_bytes=F
@@ -196,10 +197,12 @@ int main(int argc, char **argv)
 	} else if (!strcmp(w, "filecopy")) {
 		size_t chunk = 64 * 1024, done = 0;
 		uint8_t *buf = region(chunk);
-		int in = open("/dev/vda", O_RDONLY), out = open("/tmp/copy", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		int in = open("/dev/vda", O_RDONLY), out = open("/dev/vdb", O_WRONLY);
 
+		if (out < 0)	/* no second disk: copy into tmpfs (no write-back DMA) */
+			out = open("/tmp/copy", O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		if (in < 0 || out < 0)
-			die("open /dev/vda or /tmp/copy", errno);
+			die("open /dev/vda, or /dev/vdb or /tmp/copy", errno);
 		memset(buf, 0, chunk);
 		begin(w, buf, chunk, bytes);
 		while (done < bytes) {
@@ -212,6 +215,8 @@ int main(int argc, char **argv)
 			check += buf[0];
 			done += (size_t)n;
 		}
+		if (fsync(out))	/* the copy reaches the disk inside the window */
+			die("fsync", errno);
 		end(w, done);
 		close(in);
 		close(out);

@@ -12,7 +12,7 @@ for m in $(cat /lib/modules/order); do
 	insmod /lib/modules/$m.ko || echo "HMTT-VBENCH-FAIL insmod $m"
 done
 i=0
-while [ ! -b /dev/vda ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+while { [ ! -b /dev/vda ] || [ ! -b /dev/vdb ]; } && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 insmod /lib/modules/hmtt.ko base=$vbench_base size=$vbench_size buf_kb=4096 ||
 	{ echo "HMTT-VBENCH-FAIL insmod"; poweroff -f; }
 /bin/hmttctl --json status | sed 's/^/HMTT-VBENCH-STATUS /'
