@@ -13,7 +13,10 @@
 // record in cycle c+5.
 `default_nettype none
 
+// A top of its own (synthesis and Fmax of the capture path), not instantiated by hmtt_board_top.
+/* verilator lint_off MULTITOP */
 module hmtt_capture #(
+  /* verilator lint_on MULTITOP */
   parameter integer Ranks = 2,
   parameter integer TimeW = 64,
   parameter integer PhysW = 32

@@ -37,7 +37,10 @@
 // hmtt_board_top.
 `default_nettype none
 
+// A top of its own until the board integrates it (docs/board.md 11), like hmtt_su.
+/* verilator lint_off MULTITOP */
 module hmtt_rdhpu #(
+  /* verilator lint_on MULTITOP */
   parameter integer Depth    = 128,  // LRU stack entries, >= 2
   parameter integer TagWidth = 24,   // page-number bits, <= 36
   parameter integer K        = 8,    // hot-page table entries, >= 1
