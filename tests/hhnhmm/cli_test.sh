@@ -7,29 +7,7 @@ HMTT=$1
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 fails=0
-expect() {  # expect NAME PATTERN -- command...
-  local name=$1 pattern=$2
-  shift 3
-  local out rc
-  out=$("$@" 2>&1)
-  rc=$?
-  if ! grep -qE -- "$pattern" <<<"$out"; then
-    echo "FAIL $name: output does not match /$pattern/ (exit $rc):"
-    echo "$out" | head -20
-    fails=$((fails + 1))
-  fi
-  return 0
-}
-expect_rc() {  # expect_rc NAME RC -- command...
-  local name=$1 want=$2
-  shift 3
-  "$@" >/dev/null 2>&1
-  local rc=$?
-  if [ "$rc" != "$want" ]; then
-    echo "FAIL $name: exit $rc, expected $want"
-    fails=$((fails + 1))
-  fi
-}
+. "$(dirname "$0")/../cli_lib.sh"
 
 expect list "^hhnhmm +HHnHMM" -- "$HMTT" profile --list
 expect list-knob "--param jump_mode=absolute" -- "$HMTT" profile --list

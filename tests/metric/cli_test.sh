@@ -6,29 +6,7 @@ HMTT=$1
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 fails=0
-expect() {  # expect NAME PATTERN -- command...
-  local name=$1 pattern=$2
-  shift 3
-  local out rc
-  out=$("$@" 2>&1)
-  rc=$?
-  if ! grep -qE -- "$pattern" <<<"$out"; then
-    echo "FAIL $name: output does not match /$pattern/ (exit $rc):"
-    echo "$out" | head -20
-    fails=$((fails + 1))
-  fi
-  return $rc
-}
-expect_rc() {  # expect_rc NAME RC -- command...
-  local name=$1 want=$2
-  shift 3
-  "$@" >/dev/null 2>&1
-  local rc=$?
-  if [ "$rc" != "$want" ]; then
-    echo "FAIL $name: exit $rc, expected $want"
-    fails=$((fails + 1))
-  fi
-}
+. "$(dirname "$0")/../cli_lib.sh"
 
 expect kernel "20000 events -> [0-9]+ bytes" -- "$HMTT" metric kernel mm --events 20000 -o "$dir/mm.mtrc"
 expect expand-count "^20000 events, checksum verified" -- "$HMTT" metric expand "$dir/mm.mtrc" --count
