@@ -38,10 +38,10 @@ unsigned RdhpuModel::bin_of(bool hit, unsigned distance, unsigned dist_bits) {
 
 std::uint64_t RdhpuModel::rec() const {
   constexpr std::uint64_t kControl = std::uint64_t{1} << 39;
-  if (idx_ == 0)
+  if (sender_.index() == 0)
     return kControl | (std::uint64_t{3} << 36) | (std::uint64_t{1} << 32) |
            (std::uint64_t{num_values() & 0xFFFF} << 16) | snum_;
-  const unsigned v = idx_ - 1;
+  const unsigned v = sender_.index() - 1;
   std::uint64_t value = 0;
   if (v < num_bins()) {
     value = snap_.bins[v];
@@ -83,18 +83,10 @@ void RdhpuModel::edge(bool acc_valid, std::uint64_t page, bool rec_ready, std::u
     }
   }
   const bool iv_end = std::uint64_t{cyc_} + 1 >= interval;
-  const bool take = iv_end && !busy_;
-  const bool last = busy_ && rec_ready && idx_ == num_values();
-  if (take) {
+  if (sender_.step(iv_end, rec_ready, num_values())) {
     snap_ = upd;
     snum_ = interval_;
-    idx_ = 0;
-    busy_ = true;
-  } else {
-    if (busy_ && rec_ready) ++idx_;
-    if (last) busy_ = false;
   }
-  if (iv_end && !take) ++lost_;
   if (iv_end) {
     ++interval_;
     clear(live_);

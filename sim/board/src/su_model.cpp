@@ -12,9 +12,9 @@ SuModel::SuModel(const SuParams& p)
 
 std::uint64_t SuModel::rec() const {
   constexpr std::uint64_t kControl = std::uint64_t{1} << 39;
-  if (idx_ == 0)
+  if (sender_.index() == 0)
     return kControl | (std::uint64_t{3} << 36) | (std::uint64_t{num_values() & 0xFFFF} << 16) | snum_;
-  return kControl | (std::uint64_t{4} << 36) | snap_[idx_ - 1];
+  return kControl | (std::uint64_t{4} << 36) | snap_[sender_.index() - 1];
 }
 
 void SuModel::edge(const SuInputs& in, bool rec_ready, std::uint32_t interval) {
@@ -51,18 +51,10 @@ void SuModel::edge(const SuInputs& in, bool rec_ready, std::uint32_t interval) {
     prev_ = in.ref_addr;
   }
   const bool iv_end = std::uint64_t{cyc_} + 1 >= interval;
-  const bool take = iv_end && !busy_;
-  const bool last = busy_ && rec_ready && idx_ == num_values();
-  if (take) {
+  if (sender_.step(iv_end, rec_ready, num_values())) {
     snap_ = upd;
     snum_ = interval_;
-    idx_ = 0;
-    busy_ = true;
-  } else {
-    if (busy_ && rec_ready) ++idx_;
-    if (last) busy_ = false;
   }
-  if (iv_end && !take) ++lost_;
   if (iv_end) {
     ++interval_;
     live_.assign(num_values(), 0);

@@ -6,6 +6,8 @@
 // the same back-pressure and loss rule as the RTL.
 #pragma once
 
+#include "hmtt/board/report_sender.h"
+
 #include <cstdint>
 #include <deque>
 #include <vector>
@@ -40,9 +42,9 @@ class RdhpuModel {
   static unsigned bin_of(bool hit, unsigned distance, unsigned dist_bits);
 
   // The record output of the current cycle (registered: valid before the edge).
-  bool rec_valid() const { return busy_; }
+  bool rec_valid() const { return sender_.busy(); }
   std::uint64_t rec() const;
-  std::uint32_t lost() const { return lost_; }
+  std::uint32_t lost() const { return sender_.lost(); }
 
   // Ends the current cycle with these inputs (the RTL's clock edge).
   void edge(bool acc_valid, std::uint64_t page, bool rec_ready, std::uint32_t interval);
@@ -66,12 +68,11 @@ class RdhpuModel {
   LruStackDistance stack_;
   std::deque<Result> pending_;
   std::uint64_t cycle_ = 0;
-  std::uint32_t cyc_ = 0, lost_ = 0;
+  std::uint32_t cyc_ = 0;
   std::uint16_t interval_ = 0;
   Counters live_, snap_;
   std::uint16_t snum_ = 0;
-  bool busy_ = false;
-  unsigned idx_ = 0;
+  ReportSender sender_;
 };
 
 }  // namespace hmtt::board

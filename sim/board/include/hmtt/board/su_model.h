@@ -4,6 +4,8 @@
 // unit 0 + REPORT_VALUE records with the RTL's back-pressure and loss rule.
 #pragma once
 
+#include "hmtt/board/report_sender.h"
+
 #include <cstdint>
 #include <vector>
 
@@ -29,9 +31,9 @@ class SuModel {
   explicit SuModel(const SuParams& p);
   unsigned num_values() const { return 4 + 8 * p_.ranks + p_.phys_bits; }
 
-  bool rec_valid() const { return busy_; }
+  bool rec_valid() const { return sender_.busy(); }
   std::uint64_t rec() const;
-  std::uint32_t lost() const { return lost_; }
+  std::uint32_t lost() const { return sender_.lost(); }
 
   void edge(const SuInputs& in, bool rec_ready, std::uint32_t interval);
 
@@ -41,10 +43,9 @@ class SuModel {
   std::vector<bool> open_, used_;
   std::vector<std::uint64_t> live_, snap_;
   std::uint64_t prev_ = 0;
-  std::uint32_t cyc_ = 0, lost_ = 0;
+  std::uint32_t cyc_ = 0;
   std::uint16_t interval_ = 0, snum_ = 0;
-  bool busy_ = false;
-  unsigned idx_ = 0;
+  ReportSender sender_;
 };
 
 }  // namespace hmtt::board
