@@ -29,6 +29,7 @@ struct LogsOptions {
 // adds the tables to the capture (one transaction per table).
 hmtt::Status add_to_store(const hmtt::driver::KernelLog& log, const std::string& path, std::uint32_t nsync,
                           hmtt::driver::KernelLogTables& tables) {
+  if (log.records == 0) return hmtt::make_error("the log holds no records: nothing to add to " + path);
   std::vector<hmtt::store::Event> events;
   {
     auto reader = hmtt::store::StoreReader::open(path);
