@@ -244,3 +244,37 @@ TEST_CASE("residual varints: the 10-byte case and the shift (docs/store.md varin
   CHECK(blob[32 + 16 + 9] == 12);  // -0x9000 and 0x20000 share 12 trailing zero bits
   CHECK(decode_all(blob) == refs);
 }
+
+TEST_CASE("decoder rejects a malformed residual stream and says which residual") {
+  // Two 10-byte residuals (differences of magnitude over 2^62, one odd, bytes LZ4 cannot shorten),
+  // stored raw as plane 0 at offset 136.
+  const std::vector<Reference> refs = {{0, 0, 8, Kind::Read, Origin::Unknown, 0},
+                                       {1, 0xB7E151628AED2A6BULL, 8, Kind::Read, Origin::Unknown, 0},
+                                       {2, 0x3243F6A8885A308DULL, 8, Kind::Read, Origin::Unknown, 0}};
+  const auto good = encode(refs);
+  REQUIRE(good[32 + 16] == 2);  // two residuals
+  REQUIRE(good[112 + 8] == 0);  // plane 0 (the residual stream) is raw
+  std::uint32_t raw = 0;
+  std::memcpy(&raw, good.data() + 112, 4);
+  REQUIRE(raw == 20);
+  CHECK(decode_all(good) == refs);
+  auto message = [](std::vector<std::uint8_t> b) {
+    std::uint64_t h = xxh64({b.data(), b.size() - 8});
+    std::memcpy(b.data() + b.size() - 8, &h, 8);
+    ChunkDecoder d;
+    Status st = d.load(b);
+    return st.ok() ? std::string("ok") : st.error().message;
+  };
+  auto b = good;
+  b[136 + 9] |= 0x80;  // residual 0 runs on: ten continuation bytes in a row
+  CHECK(message(b).find("residual 0 is not a complete varint") != std::string::npos);
+  b = good;
+  b[136 + 19] |= 0x80;  // the stream ends inside residual 1
+  CHECK(message(b).find("residual 1 is not a complete varint") != std::string::npos);
+  b = good;  // two stop bytes as expected, but the first varint is 11 bytes long
+  for (int i = 0; i < 20; ++i) b[136 + static_cast<std::size_t>(i)] = (i == 10 || i == 19) ? 0x01 : 0xFF;
+  CHECK(message(b).find("residual 0 is not a complete varint") != std::string::npos);
+  b = good;
+  b[136] = 0x01;  // three varints where the kind column selects two
+  CHECK(message(b).find("10 bytes left after the last residual") != std::string::npos);
+}

@@ -97,6 +97,74 @@ std::string hex(std::uint64_t v) {
 
 }  // namespace
 
+namespace {
+
+// Typed gather: out[j] = base + sum(plane[b][from + j] << 8b), j < m.
+template <typename T, int W>
+void gather_t(const std::uint8_t* const* planes, std::size_t from, std::size_t m, std::uint64_t base, T* out) {
+  if constexpr (W == 0) {
+    std::fill(out, out + m, static_cast<T>(base));
+  } else if constexpr (W == 1) {
+    const std::uint8_t* p = planes[0] + from;
+    for (std::size_t j = 0; j < m; ++j) out[j] = static_cast<T>(p[j] + base);
+  } else {
+    const std::uint8_t* p[W];
+    for (int b = 0; b < W; ++b) p[b] = planes[b] + from;
+    for (std::size_t j = 0; j < m; ++j) {
+      std::uint64_t v = 0;
+      for (int b = 0; b < W; ++b) v |= static_cast<std::uint64_t>(p[b][j]) << (8 * b);
+      out[j] = static_cast<T>(v + base);
+    }
+  }
+}
+
+template <typename T>
+void gather_typed(const std::uint8_t* const* planes, int width, std::size_t from, std::size_t m, std::uint64_t base,
+                  T* out) {
+  switch (width) {
+    case 0: gather_t<T, 0>(planes, from, m, base, out); break;
+    case 1: gather_t<T, 1>(planes, from, m, base, out); break;
+    case 2: gather_t<T, 2>(planes, from, m, base, out); break;
+    case 3: gather_t<T, 3>(planes, from, m, base, out); break;
+    case 4: gather_t<T, 4>(planes, from, m, base, out); break;
+    case 5: gather_t<T, 5>(planes, from, m, base, out); break;
+    case 6: gather_t<T, 6>(planes, from, m, base, out); break;
+    case 7: gather_t<T, 7>(planes, from, m, base, out); break;
+    default: gather_t<T, 8>(planes, from, m, base, out); break;
+  }
+}
+
+// One LEB128 varint at p (advanced past it). The residual stream always has 8 readable bytes
+// after each varint's first byte (the BLOB's trailer, or the slack of the LZ4 buffer), so a
+// varint of up to 8 bytes is read as one word; longer ones take the byte loop. A varint is at
+// most 10 bytes (load() checks that): the loop stops there as load() assumes.
+inline std::uint64_t read_varint(const std::uint8_t*& p) {
+  std::uint64_t w;
+  std::memcpy(&w, p, 8);
+  const std::uint64_t stops = ~w & 0x8080808080808080ULL;
+  if (stops != 0) {
+    std::uint64_t x = w & (stops ^ (stops - 1)) & 0x7F7F7F7F7F7F7F7FULL;
+    p += (std::countr_zero(stops) + 1) / 8;
+    x = (x & 0x007F007F007F007FULL) | ((x & 0x7F007F007F007F00ULL) >> 1);
+    x = (x & 0x00003FFF00003FFFULL) | ((x & 0x3FFF00003FFF0000ULL) >> 2);
+    return (x & 0x000000000FFFFFFFULL) | ((x & 0x0FFFFFFF00000000ULL) >> 4);
+  }
+  std::uint64_t z = 0;
+  unsigned bits = 0;
+  std::uint8_t byte;
+  do {
+    byte = *p++;
+    z |= static_cast<std::uint64_t>(byte & 0x7F) << bits;
+    bits += 7;
+  } while ((byte & 0x80) && bits < 64);
+  return z;
+}
+
+// All-ones if c, else zero.
+inline std::uint64_t mask_if(bool c) { return 0 - static_cast<std::uint64_t>(c); }
+
+}  // namespace
+
 std::size_t ChunkColumns::plane_count() const { return plane_list_.size(); }
 
 std::span<const std::uint8_t> ChunkColumns::plane(std::size_t p) const { return plane_list_[p]; }
@@ -416,7 +484,7 @@ Status ChunkDecoder::load(std::span<const std::uint8_t> blob) {
     return make_error("plane sizes sum to " + std::to_string(data) + " bytes, but the BLOB holds " +
                       std::to_string(size - tables - kChunkTrailerBytes));
   }
-  grow(unpacked_, unpacked);
+  grow(unpacked_, unpacked + 16);  // slack: next() reads varints a word at a time
   std::size_t at = tables;
   std::size_t lz4_at = 0;
   const std::uint8_t* residuals = nullptr;
@@ -452,20 +520,32 @@ Status ChunkDecoder::load(std::span<const std::uint8_t> blob) {
   {
     std::uint64_t delta_rows = 0;
     std::uint64_t context_rows = 0;
-    std::uint64_t tmp[4096];
+    std::uint8_t kv[4096];
     for (std::size_t from = 0; from < n; from += 4096) {
       const std::size_t m = std::min<std::size_t>(4096, n - from);
-      gather(plane_[2].data(), width_[2], from, m, base_[2], tmp);
+      gather_typed(plane_[2].data(), width_[2], from, m, base_[2], kv);
+      // Byte-wide and branch-free, so the compiler vectorises it.
+      std::uint8_t bad = 0;
+      std::uint32_t deltas = 0, contexts = 0;
       for (std::size_t j = 0; j < m; ++j) {
-        if (tmp[j] > 127) {
-          return make_error("column 2, row " + std::to_string(from + j) + ": kind/origin byte 0x" +
-                            hex(tmp[j]).substr(16) + " has bit 7 set");
+        const std::uint8_t ko = kv[j];
+        const std::uint8_t sel = ko & 0x30;
+        bad |= static_cast<std::uint8_t>((ko & 0x80) | ((ko & 0x40) & (sel == 0x30 ? 0 : 0x40)));
+        deltas += sel == 0x30;
+        contexts += (sel == 0x10) | ((ko & 0x40) != 0);
+      }
+      delta_rows += deltas;
+      context_rows += contexts;
+      if (bad) {
+        for (std::size_t j = 0; j < m; ++j) {
+          if (kv[j] > 127) {
+            return make_error("column 2, row " + std::to_string(from + j) + ": kind/origin byte 0x" +
+                              hex(kv[j]).substr(16) + " has bit 7 set");
+          }
+          if ((kv[j] & 0x40) && (kv[j] >> 4) != 7) {
+            return make_error("column 2, row " + std::to_string(from + j) + ": bit 6 set without predictor 3");
+          }
         }
-        if ((tmp[j] & 0x40) && (tmp[j] >> 4) != 7) {
-          return make_error("column 2, row " + std::to_string(from + j) + ": bit 6 set without predictor 3");
-        }
-        delta_rows += ((tmp[j] >> 4) & 3) == 3;
-        context_rows += ((tmp[j] >> 4) & 3) == 1 || (tmp[j] & 0x40);
       }
     }
     uses_context_ = context_rows > 0;
@@ -473,20 +553,46 @@ Status ChunkDecoder::load(std::span<const std::uint8_t> blob) {
       return make_error("column 2 selects the residual predictor in " + std::to_string(delta_rows) +
                         " rows, column 1 holds " + std::to_string(misses) + " residuals");
     }
-    std::size_t pos = 0;
-    for (std::uint64_t v = 0; v < misses; ++v) {
-      int bytes = 0;
-      while (pos < residual_len && (residuals[pos] & 0x80)) {
-        ++pos;
-        if (++bytes >= 10) break;
+    // Exactly `misses` varints of at most 10 bytes: count the last bytes and the longest run of
+    // continuation bytes in one pass; only a bad stream is walked again to say where.
+    // Eight bytes at a time: `stops` has bit 8i+7 set where byte i ends a varint.
+    std::uint64_t ends = 0;
+    std::uint64_t run = 0, longest = 0;  // continuation bytes before the current position
+    std::size_t q = 0;
+    for (; q + 8 <= residual_len; q += 8) {
+      std::uint64_t w;
+      std::memcpy(&w, residuals + q, 8);
+      const std::uint64_t stops = ~w & 0x8080808080808080ULL;
+      if (stops == 0) {
+        run += 8;
+        continue;
       }
-      if (pos >= residual_len || bytes >= 10) {
-        return make_error("column 1: residual " + std::to_string(v) + " is not a complete varint (stream offset " +
-                          std::to_string(pos) + ")");
-      }
-      ++pos;
+      ends += ((stops >> 7) * 0x0101010101010101ULL) >> 56;  // bytes with a stop bit (popcount without -mpopcnt)
+      longest = std::max(longest, run + static_cast<std::uint64_t>(std::countr_zero(stops) >> 3));
+      run = static_cast<std::uint64_t>(std::countl_zero(stops) >> 3);
     }
-    if (pos != residual_len) {
+    for (; q < residual_len; ++q) {
+      const bool more = (residuals[q] & 0x80) != 0;
+      ends += more ? 0 : 1;
+      longest = std::max(longest, more ? 0 : run);
+      run = more ? run + 1 : 0;
+    }
+    longest = std::max(longest, run);
+    const bool tail_ok = residual_len == 0 || (residuals[residual_len - 1] & 0x80) == 0;
+    if (ends != misses || longest >= 10 || !tail_ok) {
+      std::size_t pos = 0;
+      for (std::uint64_t v = 0; v < misses; ++v) {
+        int bytes = 0;
+        while (pos < residual_len && (residuals[pos] & 0x80)) {
+          ++pos;
+          if (++bytes >= 10) break;
+        }
+        if (pos >= residual_len || bytes >= 10) {
+          return make_error("column 1: residual " + std::to_string(v) + " is not a complete varint (stream offset " +
+                            std::to_string(pos) + ")");
+        }
+        ++pos;
+      }
       return make_error("column 1: " + std::to_string(residual_len - pos) + " bytes left after the last residual");
     }
   }
@@ -499,91 +605,121 @@ Status ChunkDecoder::load(std::span<const std::uint8_t> blob) {
   gather(plane_[0].data(), width_[0], 0, 1, base_[0], v0);
   time_ = t_first_ - v0[0];
   model_.reset(a_first_);
-  grow(tmp_, 2 * 4096);
+  grow(tmp_, 2 * 4096 + 1 + 4096);  // next(): time deltas, residuals + 1, sizes, sources, kind bytes
   return Status::success();
 }
 
 std::size_t ChunkDecoder::next(std::span<Reference> out) {
+  constexpr std::size_t kBatch = 4096;
   const std::size_t total = std::min<std::size_t>(out.size(), refs_ - pos_);
   std::size_t done = 0;
+  // Scratch: time deltas, residuals (one spare slot: the loop reads one ahead), sizes, sources, kind bytes.
   std::uint64_t* tv = tmp_.data();
-  std::uint64_t* kv = tmp_.data() + 4096;
+  std::uint64_t* rv = tmp_.data() + kBatch;
+  std::uint32_t* sv = reinterpret_cast<std::uint32_t*>(tmp_.data() + 2 * kBatch + 1);
+  std::uint16_t* cv = reinterpret_cast<std::uint16_t*>(sv + kBatch);
+  std::uint8_t* kv = reinterpret_cast<std::uint8_t*>(cv + kBatch);
+  // The model's state lives in locals during the batch, so the compiler need not assume the
+  // reference stores alias it.
+  detail::AddressModel& model = model_;
+  std::uint64_t last[kKindCount], stride[kKindCount], lsize[kKindCount];
+  for (int k = 0; k < kKindCount; ++k) {
+    last[k] = model.last[static_cast<std::size_t>(k)];
+    stride[k] = model.stride[static_cast<std::size_t>(k)];
+    lsize[k] = model.last_size[static_cast<std::size_t>(k)];
+  }
+  std::uint64_t ctx = model.ctx, ord = model.ord;
+  bool seen_ifetch = model.seen_ifetch;
+  detail::AddressModel::Entry* table = model.table.data();
+  const std::uint8_t* res = residual_;
+  const unsigned shift = shift_;
+  std::uint64_t t = time_;
   while (done < total) {
-    const std::size_t m = std::min<std::size_t>(total - done, 4096);
+    const std::size_t m = std::min<std::size_t>(total - done, kBatch);
     Reference* o = out.data() + done;
     const std::size_t from = pos_;
-    // Time: prefix sum of deltas.
-    gather(plane_[0].data(), width_[0], from, m, base_[0], tv);
-    std::uint64_t t = time_;
-    for (std::size_t j = 0; j < m; ++j) {
-      t += tv[j];
-      o[j].time = t;
-    }
-    time_ = t;
-    // Size and source (the address model needs the size).
-    gather(plane_[3].data(), width_[3], from, m, base_[3], tv);
-    for (std::size_t j = 0; j < m; ++j) o[j].size = static_cast<std::uint32_t>(tv[j]);
-    gather(plane_[4].data(), width_[4], from, m, base_[4], tv);
-    for (std::size_t j = 0; j < m; ++j) o[j].source = static_cast<std::uint16_t>(tv[j]);
-    // Address: the selected predictor, or a base plus the next residual (a varint of column 1).
-    gather(plane_[2].data(), width_[2], from, m, base_[2], kv);
-    const std::uint8_t* res = residual_;
-    const unsigned shift = shift_;
-    auto next_residual = [&res, shift]() {
-      std::uint64_t z = 0;
-      unsigned bits = 0;
-      std::uint8_t byte;
-      do {
-        byte = *res++;
-        z |= static_cast<std::uint64_t>(byte & 0x7F) << bits;
-        bits += 7;
-      } while ((byte & 0x80) && bits < 64);
-      return unzigzag(z) << shift;
-    };
-    detail::AddressModel& model = model_;
+    gather_typed(plane_[0].data(), width_[0], from, m, base_[0], tv);
+    gather_typed(plane_[2].data(), width_[2], from, m, base_[2], kv);
+    gather_typed(plane_[3].data(), width_[3], from, m, base_[3], sv);
+    gather_typed(plane_[4].data(), width_[4], from, m, base_[4], cv);
+    // The batch's residuals, in row order (load() checked there is one well-formed varint per delta row).
+    std::size_t nres = 0;
+    for (std::size_t j = 0; j < m; ++j) nres += ((kv[j] >> 4) & 3) == 3;
+    for (std::size_t v = 0; v < nres; ++v) rv[v] = unzigzag(read_varint(res)) << shift;
+    rv[nres] = 0;
+    std::size_t ri = 0;
     if (!uses_context_) {
-      // No row reads the context table: skip its upkeep.
+      // No row reads the context table (no predictor 1, no bit 6): every address is last[k] + something.
       for (std::size_t j = 0; j < m; ++j) {
-        const auto ko = static_cast<unsigned>(kv[j]);
+        const unsigned ko = kv[j];
         const unsigned k = ko & 3;
-        const std::uint64_t last = model.last[k];
-        std::uint64_t a;
-        switch ((ko >> 4) & 3) {
-          case 0: a = last + model.stride[k]; break;
-          case 2: a = last + model.last_size[k]; break;
-          default: a = last + next_residual(); break;  // 3 (1 does not occur in this chunk)
-        }
-        model.stride[k] = a - last;
-        model.last[k] = a;
-        model.last_size[k] = o[j].size;
-        o[j].address = a;
-        o[j].kind = static_cast<Kind>(k);
-        o[j].origin = static_cast<Origin>((ko >> 2) & 3);
+        const unsigned sel = (ko >> 4) & 3;
+        const std::uint64_t r = rv[ri];
+        ri += sel == 3;
+        const std::uint64_t add =
+            (stride[k] & mask_if(sel == 0)) | (lsize[k] & mask_if(sel == 2)) | (r & mask_if(sel == 3));
+        const std::uint64_t a = last[k] + add;
+        stride[k] = add;
+        last[k] = a;
+        lsize[k] = sv[j];
+        t += tv[j];
+        Reference& ref = o[j];
+        ref.time = t;
+        ref.address = a;
+        ref.size = sv[j];
+        ref.kind = static_cast<Kind>(k);
+        ref.origin = static_cast<Origin>((ko >> 2) & 3);
+        ref.source = cv[j];
       }
     } else {
       for (std::size_t j = 0; j < m; ++j) {
-        const auto ko = static_cast<unsigned>(kv[j]);
+        const unsigned ko = kv[j];
         const unsigned k = ko & 3;
-        const std::size_t h = model.slot(k);
-        const detail::AddressModel::Entry& e = model.table[h];
-        const std::uint64_t last = model.last[k];
-        std::uint64_t a;
-        switch ((ko >> 4) & 3) {
-          case 0: a = last + model.stride[k]; break;
-          case 1: a = e.last + e.stride; break;
-          case 2: a = last + model.last_size[k]; break;
-          default: a = ((ko & 0x40) ? e.last : last) + next_residual(); break;
-        }
-        model.update(k, h, a, o[j].size);
-        o[j].address = a;
-        o[j].kind = static_cast<Kind>(k);
-        o[j].origin = static_cast<Origin>((ko >> 2) & 3);
+        const unsigned sel = (ko >> 4) & 3;
+        const std::uint64_t key = ctx ^ (ord << 48) ^ (std::uint64_t{k} << 60);
+        detail::AddressModel::Entry& e =
+            table[static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ULL) >> (64 - detail::AddressModel::kTableBits))];
+        const std::uint64_t r = rv[ri];
+        ri += sel == 3;
+        // Base: the context entry's last address for predictor 1 and for residuals flagged by bit 6.
+        const std::uint64_t from_ctx = mask_if(sel == 1 || (ko & 0x40) != 0);
+        const std::uint64_t base = (e.last & from_ctx) | (last[k] & ~from_ctx);
+        const std::uint64_t add = (stride[k] & mask_if(sel == 0)) | (e.stride & mask_if(sel == 1)) |
+                                  (lsize[k] & mask_if(sel == 2)) | (r & mask_if(sel == 3));
+        const std::uint64_t a = base + add;
+        stride[k] = a - last[k];
+        last[k] = a;
+        lsize[k] = sv[j];
+        e.stride = a - e.last;
+        e.last = a;
+        const bool ifetch = k == static_cast<unsigned>(Kind::IFetch);
+        const std::uint64_t next_ord = seen_ifetch ? (ord < 255 ? ord + 1 : 255) : ord;
+        ctx = (ifetch || !seen_ifetch) ? a : ctx;
+        ord = ifetch ? 0 : next_ord;
+        seen_ifetch = seen_ifetch || ifetch;
+        t += tv[j];
+        Reference& ref = o[j];
+        ref.time = t;
+        ref.address = a;
+        ref.size = sv[j];
+        ref.kind = static_cast<Kind>(k);
+        ref.origin = static_cast<Origin>((ko >> 2) & 3);
+        ref.source = cv[j];
       }
     }
-    residual_ = res;
     pos_ += static_cast<std::uint32_t>(m);
     done += m;
   }
+  for (int k = 0; k < kKindCount; ++k) {
+    model.last[static_cast<std::size_t>(k)] = last[k];
+    model.stride[static_cast<std::size_t>(k)] = stride[k];
+    model.last_size[static_cast<std::size_t>(k)] = lsize[k];
+  }
+  model.ctx = ctx;
+  model.ord = ord;
+  model.seen_ifetch = seen_ifetch;
+  residual_ = res;
+  time_ = t;
   return total;
 }
 

@@ -1,6 +1,7 @@
 // StoreWriter: references -> chunks (a writer thread compresses and commits),
 // side tables committed per call. Every commit is its own WAL transaction, so
 // a process killed at any moment leaves every committed chunk readable.
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstring>
@@ -17,52 +18,60 @@
 
 namespace hmtt::store {
 
+// The pipeline: the caller fills a chunk buffer and checks its order; worker threads each take
+// whole chunks (split, LZ4, checksum) in parallel, and commit them one at a time in chunk order.
 struct StoreWriter::Impl {
   sql::Db db;
   WriterOptions opt;
   std::mutex db_mu;  // one transaction at a time on the connection
   sql::Stmt insert_chunk;
 
-  std::vector<Reference> pending;
+  std::vector<Reference>* pending = nullptr;  // the buffer the caller fills
   std::size_t npending = 0;
   std::uint64_t prev_last_time = 0;
   bool any_chunk = false;
   std::uint64_t chunks_queued = 0;
 
-  // The pipeline: the caller splits into a free ChunkColumns; the writer thread packs and commits it.
-  std::vector<std::unique_ptr<ChunkColumns>> pool;
+  struct Job {
+    std::uint64_t seq = 0;
+    std::vector<Reference>* refs = nullptr;
+    std::size_t n = 0;
+  };
+  std::vector<std::unique_ptr<std::vector<Reference>>> buffers;
   std::mutex q_mu;
   std::condition_variable q_cv;
-  std::deque<ChunkColumns*> free_cols, full_cols;
+  std::deque<std::vector<Reference>*> free_bufs;
+  std::deque<Job> jobs;
+  std::uint64_t next_commit = 0;  // the chunk whose turn it is to be committed
   std::size_t in_flight = 0;
   bool stop = false;
   bool worker_failed = false;
   Error worker_error;
-  std::thread worker;
-  std::vector<std::uint8_t> blob;
+  std::vector<std::thread> workers;
+  ChunkColumns inline_cols;  // background == false
+  std::vector<std::uint8_t> inline_blob;
 
   std::atomic<std::uint64_t> committed_chunks{0};
   std::atomic<std::uint64_t> committed_refs{0};
   bool finished = false;
   bool annotating = false;  // opened by annotate(): side tables only
 
-  ~Impl() { stop_worker(); }
+  ~Impl() { stop_workers(); }
 
-  Status commit(const ChunkColumns& c);
+  Status encode_and_commit(const Job& job, ChunkColumns& cols, std::vector<std::uint8_t>& blob, bool in_turn);
+  Status commit(std::uint64_t id, const ChunkStats& s, std::span<const std::uint8_t> blob);
   void run_worker();
-  void stop_worker();
+  void stop_workers();
+  Status check_order(std::uint64_t chunk) const;
   Status flush_pending();
   Status wait_idle();
   Status in_transaction(const std::function<Status()>& body);
   Status set_meta_locked(const std::string& key, const std::string& value);
 };
 
-Status StoreWriter::Impl::commit(const ChunkColumns& c) {
-  const std::size_t len = pack_chunk(c, opt.lz4_acceleration, blob);
-  const ChunkStats& s = c.stats();
+Status StoreWriter::Impl::commit(std::uint64_t id, const ChunkStats& s, std::span<const std::uint8_t> blob) {
   std::lock_guard<std::mutex> lock(db_mu);
   sql::Stmt& st = insert_chunk;
-  const std::uint64_t id = committed_chunks.load();
   st.bind_u64(1, id);
   st.bind_u64(2, s.refs);
   st.bind_u64(3, s.t_first);
@@ -73,8 +82,8 @@ Status StoreWriter::Impl::commit(const ChunkColumns& c) {
   st.bind_u64(8, s.origin_mask);
   for (int k = 0; k < kKindCount; ++k) st.bind_u64(9 + k, s.by_kind[static_cast<std::size_t>(k)]);
   st.bind_u64(13, s.plane_bytes);
-  st.bind_u64(14, len);
-  st.bind_blob(15, {blob.data(), len});
+  st.bind_u64(14, blob.size());
+  st.bind_blob(15, blob);
   Status r = st.run();
   if (!r) return make_error(r.error().message + " (chunk " + std::to_string(id) + ")");
   committed_refs += s.refs;
@@ -82,78 +91,104 @@ Status StoreWriter::Impl::commit(const ChunkColumns& c) {
   return Status::success();
 }
 
+// Splits and packs `job` (in parallel with other workers), then waits for its turn and commits.
+Status StoreWriter::Impl::encode_and_commit(const Job& job, ChunkColumns& cols, std::vector<std::uint8_t>& blob,
+                                            bool in_turn) {
+  Status st = cols.split({job.refs->data(), job.n});
+  std::size_t len = 0;
+  if (st) len = pack_chunk(cols, opt.lz4_acceleration, blob);
+  if (!in_turn) {
+    std::unique_lock<std::mutex> lock(q_mu);
+    q_cv.wait(lock, [&] { return next_commit == job.seq; });
+    if (worker_failed) return Status::success();  // an earlier chunk failed: commit nothing after it
+  }
+  if (!st) return make_error(db.path() + ": chunk " + std::to_string(job.seq) + ": " + st.error().message);
+  return commit(job.seq, cols.stats(), {blob.data(), len});
+}
+
 void StoreWriter::Impl::run_worker() {
+  ChunkColumns cols;
+  std::vector<std::uint8_t> blob;
   for (;;) {
-    ChunkColumns* c = nullptr;
+    Job job;
     {
       std::unique_lock<std::mutex> lock(q_mu);
-      q_cv.wait(lock, [&] { return stop || !full_cols.empty(); });
-      if (full_cols.empty()) return;
-      c = full_cols.front();
-      full_cols.pop_front();
+      q_cv.wait(lock, [&] { return stop || !jobs.empty(); });
+      if (jobs.empty()) return;
+      job = jobs.front();
+      jobs.pop_front();
     }
-    Status st = worker_failed ? Status::success() : commit(*c);
+    Status st = encode_and_commit(job, cols, blob, false);
     {
       std::lock_guard<std::mutex> lock(q_mu);
-      if (!st) {
+      if (!st && !worker_failed) {
         worker_failed = true;
         worker_error = st.error();
       }
-      free_cols.push_back(c);
+      ++next_commit;
+      free_bufs.push_back(job.refs);
       --in_flight;
     }
     q_cv.notify_all();
   }
 }
 
-void StoreWriter::Impl::stop_worker() {
-  if (!worker.joinable()) return;
+void StoreWriter::Impl::stop_workers() {
   {
     std::lock_guard<std::mutex> lock(q_mu);
     stop = true;
   }
   q_cv.notify_all();
-  worker.join();
+  for (auto& t : workers) t.join();
+  workers.clear();
+}
+
+// The caller's check of the chunk about to be queued (so a worker's split cannot fail on it):
+// time order within the chunk and against the previous one, kind and origin in range.
+Status StoreWriter::Impl::check_order(std::uint64_t chunk) const {
+  const Reference* r = pending->data();
+  std::uint64_t prev = any_chunk ? prev_last_time : r[0].time;
+  bool bad = false;
+  for (std::size_t i = 0; i < npending; ++i) {
+    bad |= r[i].time < prev || static_cast<unsigned>(r[i].kind) >= 4 || static_cast<unsigned>(r[i].origin) >= 4;
+    prev = r[i].time;
+  }
+  if (!bad) return Status::success();
+  prev = any_chunk ? prev_last_time : r[0].time;
+  for (std::size_t i = 0; i < npending; ++i) {
+    const std::string where = db.path() + ": chunk " + std::to_string(chunk) + ": reference " + std::to_string(i) + ": ";
+    if (r[i].time < prev) {
+      return make_error(where + "time " + std::to_string(r[i].time) + " is before the previous reference's time " +
+                        std::to_string(prev));
+    }
+    if (static_cast<unsigned>(r[i].kind) >= 4 || static_cast<unsigned>(r[i].origin) >= 4) {
+      return make_error(where + "kind " + std::to_string(static_cast<unsigned>(r[i].kind)) + " or origin " +
+                        std::to_string(static_cast<unsigned>(r[i].origin)) + " out of range");
+    }
+    prev = r[i].time;
+  }
+  return Status::success();
 }
 
 Status StoreWriter::Impl::flush_pending() {
   if (npending == 0) return Status::success();
   const std::uint64_t chunk = chunks_queued;
-  if (any_chunk && pending[0].time < prev_last_time) {
-    return make_error(db.path() + ": chunk " + std::to_string(chunk) + ": reference 0: time " +
-                      std::to_string(pending[0].time) + " is before the previous reference's time " +
-                      std::to_string(prev_last_time));
-  }
-  ChunkColumns* c = nullptr;
-  {
-    std::unique_lock<std::mutex> lock(q_mu);
-    q_cv.wait(lock, [&] { return worker_failed || !free_cols.empty(); });
-    if (worker_failed) return worker_error;
-    c = free_cols.front();
-    free_cols.pop_front();
-  }
-  Status st = c->split({pending.data(), npending});
-  if (!st) {
-    std::lock_guard<std::mutex> lock(q_mu);
-    free_cols.push_back(c);
-    return make_error(db.path() + ": chunk " + std::to_string(chunk) + ": " + st.error().message);
-  }
-  prev_last_time = pending[npending - 1].time;
+  HMTT_TRY(check_order(chunk));
+  const Job job{chunk, pending, npending};
+  prev_last_time = (*pending)[npending - 1].time;
   any_chunk = true;
   npending = 0;
   ++chunks_queued;
-  if (!opt.background) {
-    Status cs = commit(*c);
-    std::lock_guard<std::mutex> lock(q_mu);
-    free_cols.push_back(c);
-    return cs;
-  }
-  {
-    std::lock_guard<std::mutex> lock(q_mu);
-    full_cols.push_back(c);
-    ++in_flight;
-  }
+  if (!opt.background) return encode_and_commit(job, inline_cols, inline_blob, true);
+  std::unique_lock<std::mutex> lock(q_mu);
+  if (worker_failed) return worker_error;
+  jobs.push_back(job);
+  ++in_flight;
   q_cv.notify_all();
+  q_cv.wait(lock, [&] { return worker_failed || !free_bufs.empty(); });
+  if (worker_failed) return worker_error;
+  pending = free_bufs.front();
+  free_bufs.pop_front();
   return Status::success();
 }
 
@@ -249,13 +284,15 @@ Result<std::unique_ptr<StoreWriter>> StoreWriter::create(const std::string& path
   // Checkpoint about every 16 MiB of WAL.
   HMTT_TRY(db.exec("PRAGMA wal_autocheckpoint=" + std::to_string((16u << 20) / options.page_size)));
   HMTT_TRY(impl->insert_chunk.prepare(db, "INSERT INTO chunk VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)"));
-  impl->pending.resize(options.chunk_refs);
-  const int depth = options.background ? 3 : 1;
-  for (int i = 0; i < depth; ++i) {
-    impl->pool.push_back(std::make_unique<ChunkColumns>());
-    impl->free_cols.push_back(impl->pool.back().get());
+  // Chunk buffers: the one being filled, one per worker and one queued.
+  const unsigned workers = options.background ? std::clamp(std::thread::hardware_concurrency(), 1u, 4u) : 0u;
+  for (unsigned i = 0; i < (options.background ? workers + 2 : 1); ++i) {
+    impl->buffers.push_back(std::make_unique<std::vector<Reference>>(options.chunk_refs));
+    impl->free_bufs.push_back(impl->buffers.back().get());
   }
-  if (options.background) impl->worker = std::thread([p = impl.get()] { p->run_worker(); });
+  impl->pending = impl->free_bufs.front();
+  impl->free_bufs.pop_front();
+  for (unsigned i = 0; i < workers; ++i) impl->workers.emplace_back([p = impl.get()] { p->run_worker(); });
   return std::unique_ptr<StoreWriter>(new StoreWriter(std::move(impl)));
 }
 
@@ -275,10 +312,10 @@ Status StoreWriter::write(std::span<const Reference> refs) {
   Impl& m = *impl_;
   if (m.annotating) return make_error(m.db.path() + ": opened to annotate; its references are final");
   if (m.finished) return make_error(m.db.path() + ": write after finish");
-  const std::size_t cap = m.pending.size();
+  const std::size_t cap = m.opt.chunk_refs;
   while (!refs.empty()) {
     const std::size_t take = std::min(refs.size(), cap - m.npending);
-    std::memcpy(m.pending.data() + m.npending, refs.data(), take * sizeof(Reference));
+    std::memcpy(m.pending->data() + m.npending, refs.data(), take * sizeof(Reference));
     m.npending += take;
     refs = refs.subspan(take);
     if (m.npending == cap) HMTT_TRY(m.flush_pending());
@@ -292,7 +329,7 @@ Status StoreWriter::finish() {
   m.finished = true;
   Status st = m.flush_pending();
   Status idle = m.wait_idle();
-  m.stop_worker();
+  m.stop_workers();
   HMTT_TRY(st);
   HMTT_TRY(idle);
   Status marked = m.in_transaction([&]() -> Status {
