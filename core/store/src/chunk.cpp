@@ -160,6 +160,40 @@ inline std::uint64_t read_varint(const std::uint8_t*& p) {
   return z;
 }
 
+// Decodes `count` varints from p into out[i] = unzigzag(v) << shift; returns the position after
+// them. The stop bytes are found a word at a time and walked in a register, so one varint's
+// decoding does not wait for the previous one's length (read_varint's pointer chain). Same
+// slack as read_varint: 8 readable bytes after any byte of the stream.
+inline const std::uint8_t* read_varints(const std::uint8_t* p, std::size_t count, unsigned shift, std::uint64_t* out) {
+  std::size_t v = 0;
+  std::size_t start = 0;  // first byte of the next varint, relative to p
+  for (std::size_t w = 0; v < count; w += 8) {
+    std::uint64_t word;
+    std::memcpy(&word, p + w, 8);
+    std::uint64_t stops = ~word & 0x8080808080808080ULL;  // every varint before w has ended before w
+    while (stops != 0 && v < count) {
+      const std::size_t end = w + (static_cast<std::size_t>(std::countr_zero(stops)) >> 3);  // its stop byte
+      const std::size_t len = end - start + 1;
+      std::uint64_t z;
+      if (len <= 8) {
+        std::uint64_t x;
+        std::memcpy(&x, p + start, 8);
+        x &= (~0ULL >> (64 - 8 * len)) & 0x7F7F7F7F7F7F7F7FULL;
+        x = (x & 0x007F007F007F007FULL) | ((x & 0x7F007F007F007F00ULL) >> 1);
+        x = (x & 0x00003FFF00003FFFULL) | ((x & 0x3FFF00003FFF0000ULL) >> 2);
+        z = (x & 0x000000000FFFFFFFULL) | ((x & 0x0FFFFFFF00000000ULL) >> 4);
+      } else {
+        const std::uint8_t* q = p + start;
+        z = read_varint(q);
+      }
+      out[v++] = unzigzag(z) << shift;
+      start = end + 1;
+      stops &= stops - 1;
+    }
+  }
+  return p + start;
+}
+
 // All-ones if c, else zero.
 inline std::uint64_t mask_if(bool c) { return 0 - static_cast<std::uint64_t>(c); }
 
@@ -645,7 +679,7 @@ std::size_t ChunkDecoder::next(std::span<Reference> out) {
     // The batch's residuals, in row order (load() checked there is one well-formed varint per delta row).
     std::size_t nres = 0;
     for (std::size_t j = 0; j < m; ++j) nres += ((kv[j] >> 4) & 3) == 3;
-    for (std::size_t v = 0; v < nres; ++v) rv[v] = unzigzag(read_varint(res)) << shift;
+    res = read_varints(res, nres, shift, rv);
     rv[nres] = 0;
     std::size_t ri = 0;
     if (!uses_context_) {
