@@ -213,7 +213,7 @@ Status ChunkColumns::split(std::span<const Reference> refs) {
   grow(size_, n);
   grow(source_, n);
   grow(ko_, n);
-  grow(residuals_, n * 10);
+  grow(residuals_, n * 10 + 8);  // + 8: varints are written a word at a time
   stats_ = ChunkStats{};
   stats_.refs = static_cast<std::uint32_t>(n);
   t_first_ = refs[0].time;
@@ -307,6 +307,17 @@ Status ChunkColumns::split(std::span<const Reference> refs) {
   std::uint8_t* res = residuals_.data();
   for (std::uint64_t v = 0; v < misses; ++v) {
     std::uint64_t z = zigzag(static_cast<std::uint64_t>(static_cast<std::int64_t>(diffs_[v]) >> residual_shift_));
+    if (z < (std::uint64_t{1} << 56)) {
+      // Up to 8 bytes: spread the 7-bit groups into bytes and write one word (residuals_ has slack).
+      const unsigned len = (64 - static_cast<unsigned>(std::countl_zero(z | 1)) + 6) / 7;
+      std::uint64_t x = (z & 0x000000000FFFFFFFULL) | ((z & 0x00FFFFFFF0000000ULL) << 4);
+      x = (x & 0x00003FFF00003FFFULL) | ((x & 0x0FFFC0000FFFC000ULL) << 2);
+      x = (x & 0x007F007F007F007FULL) | ((x & 0x3F803F803F803F80ULL) << 1);
+      x |= 0x8080808080808080ULL & ((std::uint64_t{1} << (8 * (len - 1))) - 1);
+      std::memcpy(res, &x, 8);
+      res += len;
+      continue;
+    }
     while (z >= 0x80) {
       *res++ = static_cast<std::uint8_t>(z | 0x80);
       z >>= 7;
