@@ -238,66 +238,143 @@ Status ChunkColumns::split(std::span<const Reference> refs) {
   std::uint64_t amin = UINT64_MAX, amax = 0;
   std::uint32_t kind_bits = 0, origin_bits = 0;
   std::array<std::uint64_t, kKindCount> by_kind = {};
-  for (std::size_t i = 0; i < n; ++i) {
-    const Reference& r = refs[i];
-    const auto k = static_cast<unsigned>(r.kind);
-    const auto o = static_cast<unsigned>(r.origin);
-    if (r.time < prev_t || k >= 4 || o >= 4) {
-      if (r.time < prev_t) {
-        return make_error("reference " + std::to_string(i) + ": time " + std::to_string(r.time) +
-                          " is before the previous reference's time " + std::to_string(prev_t));
-      }
-      return make_error("reference " + std::to_string(i) + ": kind " + std::to_string(k) + " or origin " +
-                        std::to_string(o) + " out of range");
-    }
-    const std::uint64_t dt = r.time - prev_t;
-    prev_t = r.time;
-    // The first exact predictor wins (stride, context, sequential); else a residual against last[k].
-    const std::uint64_t a = r.address;
-    const std::size_t h = use_context ? model.slot(k) : 0;
-    unsigned sel;
-    if (a == model.last[k] + model.stride[k]) {
-      sel = 0;
-    } else if (use_context && a == model.table[h].last + model.table[h].stride) {
-      sel = 1;
-    } else if (a == model.last[k] + model.last_size[k]) {
-      sel = 2;
-    } else {
-      // Residual against the nearer of last[k] and the context's last address (bit 6 says which).
-      const std::uint64_t zk = zigzag(a - model.last[k]);
-      const std::uint64_t zc = use_context ? zigzag(a - model.table[h].last) : UINT64_MAX;
-      sel = zc < zk ? 7 : 3;
-      const std::uint64_t d = a - (zc < zk ? model.table[h].last : model.last[k]);
-      diffs_[misses++] = d;
-      diff_bits |= d;
-    }
-    if (use_context) {
-      model.update(k, h, a, r.size);
-    } else {
-      model.stride[k] = a - model.last[k];
-      model.last[k] = a;
-      model.last_size[k] = r.size;
-    }
-    tdelta_[i] = dt;
-    size_[i] = r.size;
-    source_[i] = r.source;
-    const auto ko = static_cast<std::uint8_t>(k | (o << 2) | (sel << 4));
-    ko_[i] = ko;
-    if (i > 0) {
+  if (!use_context) {
+    // The common case for board captures (no instruction fetches): the model's state in locals and
+    // the predictor chosen without branches. Order, kind and origin are checked after the loop.
+    std::uint64_t last[kKindCount], stride[kKindCount] = {}, lsize[kKindCount] = {};
+    for (auto& v : last) v = a_first_;
+    std::uint64_t* td = tdelta_.data();
+    std::uint32_t* sz = size_.data();
+    std::uint16_t* sc = source_.data();
+    std::uint8_t* kos = ko_.data();
+    std::uint64_t* df = diffs_.data();
+    bool bad = false;
+    for (std::size_t i = 0; i < n; ++i) {
+      const Reference& r = refs[i];
+      const auto kraw = static_cast<unsigned>(r.kind);
+      const auto o = static_cast<unsigned>(r.origin);
+      bad |= r.time < prev_t || kraw >= 4 || o >= 4;
+      const unsigned k = kraw & 3;
+      const std::uint64_t dt = r.time - prev_t;
+      prev_t = r.time;
+      const std::uint64_t a = r.address;
+      const std::uint64_t lk = last[k];
+      const std::uint64_t d = a - lk;
+      const bool e0 = d == stride[k];
+      const bool e2 = d == lsize[k];
+      const bool miss = !(e0 || e2);
+      const unsigned sel = e0 ? 0u : (e2 ? 2u : 3u);
+      df[misses] = d;  // kept only on a miss (misses <= i < n)
+      misses += miss;
+      diff_bits |= d & (0 - static_cast<std::uint64_t>(miss));
+      stride[k] = d;
+      last[k] = a;
+      lsize[k] = r.size;
+      td[i] = dt;
+      sz[i] = r.size;
+      sc[i] = r.source;
+      const auto ko = static_cast<std::uint8_t>(k | ((o & 3) << 2) | (sel << 4));
+      kos[i] = ko;
       tmin = std::min(tmin, dt);
       tmax = std::max(tmax, dt);
+      smin = std::min(smin, r.size);
+      smax = std::max(smax, r.size);
+      srcmin = std::min(srcmin, r.source);
+      srcmax = std::max(srcmax, r.source);
+      komin = std::min(komin, ko);
+      komax = std::max(komax, ko);
+      amin = std::min(amin, a);
+      amax = std::max(amax, a);
+      kind_bits |= 1u << k;
+      origin_bits |= 1u << (o & 3);
+      by_kind[k]++;
     }
-    smin = std::min(smin, r.size);
-    smax = std::max(smax, r.size);
-    srcmin = std::min(srcmin, r.source);
-    srcmax = std::max(srcmax, r.source);
-    komin = std::min(komin, ko);
-    komax = std::max(komax, ko);
-    amin = std::min(amin, a);
-    amax = std::max(amax, a);
-    kind_bits |= 1u << k;
-    origin_bits |= 1u << o;
-    by_kind[k]++;
+    if (bad) {
+      prev_t = t_first_;
+      for (std::size_t i = 0; i < n; ++i) {
+        const Reference& r = refs[i];
+        if (r.time < prev_t) {
+          return make_error("reference " + std::to_string(i) + ": time " + std::to_string(r.time) +
+                            " is before the previous reference's time " + std::to_string(prev_t));
+        }
+        if (static_cast<unsigned>(r.kind) >= 4 || static_cast<unsigned>(r.origin) >= 4) {
+          return make_error("reference " + std::to_string(i) + ": kind " + std::to_string(static_cast<unsigned>(r.kind)) +
+                            " or origin " + std::to_string(static_cast<unsigned>(r.origin)) + " out of range");
+        }
+        prev_t = r.time;
+      }
+    }
+    // Row 0's delta is 0 (t_first - t_first) and is not part of the column's range.
+    if (n > 1) {
+      tmin = UINT64_MAX;
+      tmax = 0;
+      for (std::size_t i = 1; i < n; ++i) {
+        tmin = std::min(tmin, td[i]);
+        tmax = std::max(tmax, td[i]);
+      }
+    }
+  } else {
+    for (std::size_t i = 0; i < n; ++i) {
+      const Reference& r = refs[i];
+      const auto k = static_cast<unsigned>(r.kind);
+      const auto o = static_cast<unsigned>(r.origin);
+      if (r.time < prev_t || k >= 4 || o >= 4) {
+        if (r.time < prev_t) {
+          return make_error("reference " + std::to_string(i) + ": time " + std::to_string(r.time) +
+                            " is before the previous reference's time " + std::to_string(prev_t));
+        }
+        return make_error("reference " + std::to_string(i) + ": kind " + std::to_string(k) + " or origin " +
+                          std::to_string(o) + " out of range");
+      }
+      const std::uint64_t dt = r.time - prev_t;
+      prev_t = r.time;
+      // The first exact predictor wins (stride, context, sequential); else a residual against last[k].
+      const std::uint64_t a = r.address;
+      const std::size_t h = use_context ? model.slot(k) : 0;
+      unsigned sel;
+      if (a == model.last[k] + model.stride[k]) {
+        sel = 0;
+      } else if (use_context && a == model.table[h].last + model.table[h].stride) {
+        sel = 1;
+      } else if (a == model.last[k] + model.last_size[k]) {
+        sel = 2;
+      } else {
+        // Residual against the nearer of last[k] and the context's last address (bit 6 says which).
+        const std::uint64_t zk = zigzag(a - model.last[k]);
+        const std::uint64_t zc = use_context ? zigzag(a - model.table[h].last) : UINT64_MAX;
+        sel = zc < zk ? 7 : 3;
+        const std::uint64_t d = a - (zc < zk ? model.table[h].last : model.last[k]);
+        diffs_[misses++] = d;
+        diff_bits |= d;
+      }
+      if (use_context) {
+        model.update(k, h, a, r.size);
+      } else {
+        model.stride[k] = a - model.last[k];
+        model.last[k] = a;
+        model.last_size[k] = r.size;
+      }
+      tdelta_[i] = dt;
+      size_[i] = r.size;
+      source_[i] = r.source;
+      const auto ko = static_cast<std::uint8_t>(k | (o << 2) | (sel << 4));
+      ko_[i] = ko;
+      if (i > 0) {
+        tmin = std::min(tmin, dt);
+        tmax = std::max(tmax, dt);
+      }
+      smin = std::min(smin, r.size);
+      smax = std::max(smax, r.size);
+      srcmin = std::min(srcmin, r.source);
+      srcmax = std::max(srcmax, r.source);
+      komin = std::min(komin, ko);
+      komax = std::max(komax, ko);
+      amin = std::min(amin, a);
+      amax = std::max(amax, a);
+      kind_bits |= 1u << k;
+      origin_bits |= 1u << o;
+      by_kind[k]++;
+    }
   }
   if (n == 1) tmin = tmax = 0;
   // Row 0 carries no time delta (the header holds t_first): store the base there.
