@@ -111,7 +111,7 @@ struct Profile {
 };
 
 struct WriterOptions {
-  std::uint32_t chunk_refs = 1u << 18;  // references per chunk (1 .. 2^24)
+  std::uint32_t chunk_refs = 1u << 17;  // references per chunk (1 .. 2^24); 2^17 keeps a decoded chunk in L3
   bool overwrite = false;               // replace an existing file
   int lz4_acceleration = 1;             // LZ4_compress_fast acceleration (1 = default; higher = faster, larger)
   bool background = true;               // compress and commit chunks on a writer thread
