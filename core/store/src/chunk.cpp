@@ -273,21 +273,31 @@ Status ChunkColumns::split(std::span<const Reference> refs) {
       td[i] = dt;
       sz[i] = r.size;
       sc[i] = r.source;
-      const auto ko = static_cast<std::uint8_t>(k | ((o & 3) << 2) | (sel << 4));
-      kos[i] = ko;
-      tmin = std::min(tmin, dt);
-      tmax = std::max(tmax, dt);
-      smin = std::min(smin, r.size);
-      smax = std::max(smax, r.size);
-      srcmin = std::min(srcmin, r.source);
-      srcmax = std::max(srcmax, r.source);
-      komin = std::min(komin, ko);
-      komax = std::max(komax, ko);
+      kos[i] = static_cast<std::uint8_t>(k | ((o & 3) << 2) | (sel << 4));
       amin = std::min(amin, a);
       amax = std::max(amax, a);
-      kind_bits |= 1u << k;
-      origin_bits |= 1u << (o & 3);
-      by_kind[k]++;
+    }
+    // Column ranges and counts in separate passes over the (cache-resident) columns: they vectorise,
+    // and the loop above carries no per-kind counter through memory.
+    for (std::size_t i = 0; i < n; ++i) {
+      smin = std::min(smin, sz[i]);
+      smax = std::max(smax, sz[i]);
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      srcmin = std::min(srcmin, sc[i]);
+      srcmax = std::max(srcmax, sc[i]);
+    }
+    std::array<std::uint32_t, 256> ko_count = {};
+    for (std::size_t i = 0; i < n; ++i) {
+      komin = std::min(komin, kos[i]);
+      komax = std::max(komax, kos[i]);
+    }
+    for (std::size_t i = 0; i < n; ++i) ko_count[kos[i]]++;
+    for (unsigned v = 0; v < 256; ++v) {
+      if (ko_count[v] == 0) continue;
+      by_kind[v & 3] += ko_count[v];
+      kind_bits |= 1u << (v & 3);
+      origin_bits |= 1u << ((v >> 2) & 3);
     }
     if (bad) {
       prev_t = t_first_;
