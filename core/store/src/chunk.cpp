@@ -813,12 +813,15 @@ std::size_t ChunkDecoder::next(std::span<Reference> out) {
             table[static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ULL) >> (64 - detail::AddressModel::kTableBits))];
         const std::uint64_t r = rv[ri];
         ri += sel == 3;
-        // Base: the context entry's last address for predictor 1 and for residuals flagged by bit 6.
-        const std::uint64_t from_ctx = mask_if(sel == 1 || (ko & 0x40) != 0);
-        const std::uint64_t base = (e.last & from_ctx) | (last[k] & ~from_ctx);
-        const std::uint64_t add = (stride[k] & mask_if(sel == 0)) | (e.stride & mask_if(sel == 1)) |
-                                  (lsize[k] & mask_if(sel == 2)) | (r & mask_if(sel == 3));
-        const std::uint64_t a = base + add;
+        // Branches, not masks, here: in an instruction-fetch trace most rows are predictor 0 or 2,
+        // and a branch lets their address skip the wait for the table entry (the serial chain).
+        std::uint64_t a;
+        switch (sel) {
+          case 0: a = last[k] + stride[k]; break;
+          case 1: a = e.last + e.stride; break;
+          case 2: a = last[k] + lsize[k]; break;
+          default: a = ((ko & 0x40) ? e.last : last[k]) + r; break;
+        }
         stride[k] = a - last[k];
         last[k] = a;
         lsize[k] = sv[j];
