@@ -223,8 +223,8 @@ Status ChunkColumns::split(std::span<const Reference> refs) {
 
   // The context predictor pays off with instruction fetches (it keys data accesses by the instruction);
   // chunks without any leave it unused, which also lets the decoder skip the table.
-  bool use_context = false;
-  for (const Reference& r : refs) use_context |= r.kind == Kind::IFetch;
+  const bool use_context =
+      std::any_of(refs.begin(), refs.end(), [](const Reference& r) { return r.kind == Kind::IFetch; });
   model_.reset(a_first_);
   detail::AddressModel& model = model_;
   grow(diffs_, n);
