@@ -8,6 +8,7 @@
 #include <deque>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -19,7 +20,9 @@
 namespace hmtt::store {
 
 // The pipeline: the caller fills a chunk buffer and checks its order; worker threads each take
-// whole chunks (split, LZ4, checksum) in parallel, and commit them one at a time in chunk order.
+// whole chunks and split them (the reference buffer goes back to the caller right after), compress
+// and checksum them into a packed BLOB, in parallel. Packed chunks are committed one at a time in
+// chunk order by whichever worker finds the next one ready, so no worker waits for its turn.
 struct StoreWriter::Impl {
   sql::Db db;
   WriterOptions opt;
@@ -42,8 +45,19 @@ struct StoreWriter::Impl {
   std::condition_variable q_cv;
   std::deque<std::vector<Reference>*> free_bufs;
   std::deque<Job> jobs;
+  // A chunk between its split and its commit.
+  struct Packed {
+    ChunkStats stats;
+    std::vector<std::uint8_t> blob;
+    std::size_t len = 0;
+    Status status;  // the split's error, if any
+  };
+  std::vector<std::unique_ptr<Packed>> packed_pool;
+  std::deque<Packed*> free_packed;
+  std::map<std::uint64_t, Packed*> ready;  // packed, waiting for their turn
+  bool committing = false;                 // a worker is committing the ready run
   std::uint64_t next_commit = 0;  // the chunk whose turn it is to be committed
-  std::size_t in_flight = 0;
+  std::size_t in_flight = 0;      // queued and not yet committed (at most packed_pool.size())
   bool stop = false;
   bool worker_failed = false;
   Error worker_error;
@@ -58,7 +72,7 @@ struct StoreWriter::Impl {
 
   ~Impl() { stop_workers(); }
 
-  Status encode_and_commit(const Job& job, ChunkColumns& cols, std::vector<std::uint8_t>& blob, bool in_turn);
+  Status encode_and_commit(const Job& job, ChunkColumns& cols, std::vector<std::uint8_t>& blob);
   Status commit(std::uint64_t id, const ChunkStats& s, std::span<const std::uint8_t> blob);
   void run_worker();
   void stop_workers();
@@ -91,45 +105,64 @@ Status StoreWriter::Impl::commit(std::uint64_t id, const ChunkStats& s, std::spa
   return Status::success();
 }
 
-// Splits and packs `job` (in parallel with other workers), then waits for its turn and commits.
-Status StoreWriter::Impl::encode_and_commit(const Job& job, ChunkColumns& cols, std::vector<std::uint8_t>& blob,
-                                            bool in_turn) {
+// Without background threads: split, pack and commit on the caller's thread.
+Status StoreWriter::Impl::encode_and_commit(const Job& job, ChunkColumns& cols, std::vector<std::uint8_t>& blob) {
   Status st = cols.split({job.refs->data(), job.n});
-  std::size_t len = 0;
-  if (st) len = pack_chunk(cols, opt.lz4_acceleration, blob);
-  if (!in_turn) {
-    std::unique_lock<std::mutex> lock(q_mu);
-    q_cv.wait(lock, [&] { return next_commit == job.seq; });
-    if (worker_failed) return Status::success();  // an earlier chunk failed: commit nothing after it
-  }
   if (!st) return make_error(db.path() + ": chunk " + std::to_string(job.seq) + ": " + st.error().message);
+  const std::size_t len = pack_chunk(cols, opt.lz4_acceleration, blob);
   return commit(job.seq, cols.stats(), {blob.data(), len});
 }
 
 void StoreWriter::Impl::run_worker() {
   ChunkColumns cols;
-  std::vector<std::uint8_t> blob;
   for (;;) {
     Job job;
+    Packed* pk = nullptr;
     {
       std::unique_lock<std::mutex> lock(q_mu);
       q_cv.wait(lock, [&] { return stop || !jobs.empty(); });
       if (jobs.empty()) return;
       job = jobs.front();
       jobs.pop_front();
+      pk = free_packed.front();  // in_flight <= pool size, so every queued job has one
+      free_packed.pop_front();
     }
-    Status st = encode_and_commit(job, cols, blob, false);
+    pk->status = cols.split({job.refs->data(), job.n});
     {
       std::lock_guard<std::mutex> lock(q_mu);
-      if (!st && !worker_failed) {
-        worker_failed = true;
-        worker_error = st.error();
-      }
-      ++next_commit;
-      free_bufs.push_back(job.refs);
-      --in_flight;
+      free_bufs.push_back(job.refs);  // the references are in the columns now
     }
     q_cv.notify_all();
+    if (pk->status) {
+      pk->len = pack_chunk(cols, opt.lz4_acceleration, pk->blob);
+      pk->stats = cols.stats();
+    }
+    std::unique_lock<std::mutex> lock(q_mu);
+    ready.emplace(job.seq, pk);
+    if (committing) continue;  // the committing worker will reach this chunk
+    committing = true;
+    for (auto it = ready.find(next_commit); it != ready.end(); it = ready.find(next_commit)) {
+      Packed* p = it->second;
+      const std::uint64_t seq = it->first;
+      ready.erase(it);
+      const bool skip = worker_failed;  // nothing after a failed chunk is committed
+      lock.unlock();
+      Status cs = Status::success();
+      if (!skip) {
+        cs = p->status ? commit(seq, p->stats, {p->blob.data(), p->len})
+                       : make_error(db.path() + ": chunk " + std::to_string(seq) + ": " + p->status.error().message);
+      }
+      lock.lock();
+      if (!cs && !worker_failed) {
+        worker_failed = true;
+        worker_error = cs.error();
+      }
+      free_packed.push_back(p);
+      ++next_commit;
+      --in_flight;
+      q_cv.notify_all();
+    }
+    committing = false;
   }
 }
 
@@ -179,13 +212,13 @@ Status StoreWriter::Impl::flush_pending() {
   any_chunk = true;
   npending = 0;
   ++chunks_queued;
-  if (!opt.background) return encode_and_commit(job, inline_cols, inline_blob, true);
+  if (!opt.background) return encode_and_commit(job, inline_cols, inline_blob);
   std::unique_lock<std::mutex> lock(q_mu);
   if (worker_failed) return worker_error;
   jobs.push_back(job);
   ++in_flight;
   q_cv.notify_all();
-  q_cv.wait(lock, [&] { return worker_failed || !free_bufs.empty(); });
+  q_cv.wait(lock, [&] { return worker_failed || (!free_bufs.empty() && in_flight < packed_pool.size()); });
   if (worker_failed) return worker_error;
   pending = free_bufs.front();
   free_bufs.pop_front();
@@ -292,6 +325,11 @@ Result<std::unique_ptr<StoreWriter>> StoreWriter::create(const std::string& path
   }
   impl->pending = impl->free_bufs.front();
   impl->free_bufs.pop_front();
+  // Packed chunks: each worker's, and as many again waiting for their turn or queued.
+  for (unsigned i = 0; i < 2 * workers + 2 && options.background; ++i) {
+    impl->packed_pool.push_back(std::make_unique<Impl::Packed>());
+    impl->free_packed.push_back(impl->packed_pool.back().get());
+  }
   for (unsigned i = 0; i < workers; ++i) impl->workers.emplace_back([p = impl.get()] { p->run_worker(); });
   return std::unique_ptr<StoreWriter>(new StoreWriter(std::move(impl)));
 }
