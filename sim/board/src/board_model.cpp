@@ -62,10 +62,13 @@ Result<BoardModel> BoardModel::create(const BoardConfig& c) {
   return m;
 }
 
-std::uint64_t BoardModel::rebuild(unsigned rank, unsigned bank, std::uint32_t row, std::uint32_t col) const {
-  return ((row & row_s_.mask) << row_s_.shift) | (((col >> col_low_width_) & col_s_.mask) << col_s_.shift) |
-         ((col & col_low_s_.mask) << col_low_s_.shift) | ((bank & bank_s_.mask) << bank_s_.shift) |
+std::uint64_t BoardModel::row_address(unsigned rank, unsigned bank, std::uint32_t row) const {
+  return ((row & row_s_.mask) << row_s_.shift) | ((bank & bank_s_.mask) << bank_s_.shift) |
          ((rank & rank_s_.mask) << rank_s_.shift) | chan_bits_;
+}
+
+std::uint64_t BoardModel::column_address(std::uint32_t col) const {
+  return (((col >> col_low_width_) & col_s_.mask) << col_s_.shift) | ((col & col_low_s_.mask) << col_low_s_.shift);
 }
 
 Status BoardModel::consume(std::span<const sim::BusCycle> cycles) {
@@ -86,7 +89,7 @@ Status BoardModel::consume(std::span<const sim::BusCycle> cycles) {
       case 0b011:  // ACTIVE
         ++counters_.commands;
         open_[base + bank] = 1;
-        row_[base + bank] = bc.pins.a;
+        row_address_[base + bank] = row_address(rank, bank, bc.pins.a);
         break;
       case 0b101:    // READ
       case 0b100: {  // WRITE
@@ -99,7 +102,7 @@ Status BoardModel::consume(std::span<const sim::BusCycle> cycles) {
         const bool write = code == 0b100;
         ++(write ? counters_.writes : counters_.reads);
         const std::uint32_t col = bc.pins.a & ~(1u << sim::kAutoPrechargeBit);
-        HMTT_TRY(on_access(bc.cycle, rebuild(rank, bank, row_[b], col), write));
+        HMTT_TRY(on_access(bc.cycle, row_address_[b] | column_address(col), write));
         if ((bc.pins.a >> sim::kAutoPrechargeBit) & 1u) open_[b] = 0;
         break;
       }

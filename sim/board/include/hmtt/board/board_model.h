@@ -102,7 +102,10 @@ class BoardModel {
   };
 
   BoardModel(const BoardConfig& config, wire::FrameEncoder encoder);
-  std::uint64_t rebuild(unsigned rank, unsigned bank, std::uint32_t row, std::uint32_t col) const;
+  // The address map (AddressMap::compose) in two parts: the row, bank, rank and channel bits are
+  // fixed when ACTIVE opens the row, a READ/WRITE only adds its column.
+  std::uint64_t row_address(unsigned rank, unsigned bank, std::uint32_t row) const;
+  std::uint64_t column_address(std::uint32_t col) const;
   Status on_access(std::uint64_t cycle, std::uint64_t address, bool write);
   // TFU: drains the entries popped before `push_edge`; false = the FIFO is full (the item is dropped).
   bool admit(std::int64_t push_edge);
@@ -130,7 +133,7 @@ class BoardModel {
   BoardCounters counters_;
   // DSMU: per rank x bank (8 x 8).
   std::array<std::uint8_t, 64> open_{};  // 1 = row open
-  std::array<std::uint32_t, 64> row_{};
+  std::array<std::uint64_t, 64> row_address_{};  // row_address() of the open row
   Slice row_s_, col_s_, col_low_s_, bank_s_, rank_s_, chan_s_;
   unsigned col_low_width_ = 0;
   std::uint64_t chan_bits_ = 0;
