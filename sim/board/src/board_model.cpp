@@ -124,23 +124,18 @@ Status BoardModel::consume(std::span<const sim::BusCycle> cycles) {
   return Status::success();
 }
 
-Status BoardModel::on_access(std::uint64_t cycle, std::uint64_t address, bool write) {
-  if (address >= config_.config_base && address - config_.config_base < config_.config_size) [[unlikely]] {
-    const std::uint64_t index = (address - config_.config_base) >> 6;
-    Entry e;
-    e.time = cycle;
-    e.write = write;
-    e.push_edge = static_cast<std::int64_t>(cycle + kPipelineLatency);
-    e.kind = ItemKind::Event;
-    e.payload = index & wire::kEventIndexMask;
-    ++counters_.events;
-    if (index == wire::kBeginTracing) trace_state_ = 1;
-    if (index == wire::kEndTracing) trace_state_ = 2;
-    return push(e);
-  }
-  if (!tracing()) return Status::success();
-  ++counters_.references;
-  return push_reference(cycle, address, write);
+Status BoardModel::on_event(std::uint64_t cycle, std::uint64_t address, bool write) {
+  const std::uint64_t index = (address - config_.config_base) >> 6;
+  Entry e;
+  e.time = cycle;
+  e.write = write;
+  e.push_edge = static_cast<std::int64_t>(cycle + kPipelineLatency);
+  e.kind = ItemKind::Event;
+  e.payload = index & wire::kEventIndexMask;
+  ++counters_.events;
+  if (index == wire::kBeginTracing) trace_state_ = 1;
+  if (index == wire::kEndTracing) trace_state_ = 2;
+  return push(e);
 }
 
 std::int64_t BoardModel::tokens_at(std::int64_t cycle) const {

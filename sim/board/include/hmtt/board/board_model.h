@@ -106,7 +106,15 @@ class BoardModel {
   // fixed when ACTIVE opens the row, a READ/WRITE only adds its column.
   std::uint64_t row_address(unsigned rank, unsigned bank, std::uint32_t row) const;
   std::uint64_t column_address(std::uint32_t col) const;
-  Status on_access(std::uint64_t cycle, std::uint64_t address, bool write);
+  // CU: a READ/WRITE to an open bank becomes an event (config space), a reference (tracing on) or nothing.
+  Status on_access(std::uint64_t cycle, std::uint64_t address, bool write) {
+    if (address - config_.config_base < config_.config_size && address >= config_.config_base) [[unlikely]]
+      return on_event(cycle, address, write);
+    if (!tracing()) return Status::success();
+    ++counters_.references;
+    return push_reference(cycle, address, write);
+  }
+  Status on_event(std::uint64_t cycle, std::uint64_t address, bool write);
   // TFU: drains the entries popped before `push_edge`; false = the FIFO is full (the item is dropped).
   bool admit(std::int64_t push_edge);
   // TFU: takes an admitted item, returns its pop cycle.
