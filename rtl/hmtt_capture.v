@@ -4,10 +4,11 @@
 // packer, for synthesis and Fmax measurement (bench/board, nextpnr-ice40).
 //
 // Between the CU and the packer a register stage stands in for the TX FIFO's
-// write: it computes the item's gap to the previous item, as the TFU does (an
-// item that arrives while the packer is busy is counted in lost_o). The config
-// space is the top 8 MiB of a 2 GiB channel, records per frame 288; the
-// packer's records and frame closes are the outputs.
+// write: it computes the item's gap to the previous item as the TFU does, with
+// the same carry-select subtractor hmtt_csel_sub (an item that arrives while the
+// packer is busy is counted in lost_o). The config space is the top 8 MiB of a
+// 2 GiB channel, records per frame 288; the packer's records and frame closes
+// are the outputs.
 //
 // Latency: command in cycle c -> item in cycle c+3 -> staged in c+4 -> first
 // record in cycle c+5.
@@ -74,7 +75,10 @@ module hmtt_capture #(
   reg [PhysW-1:0]  s_data_q;
   reg [TimeW-1:0]  s_time_q, acc_q;
   reg [63:0]       s_gap_q;
-  wire [63:0]      gap_d = {{(64-TimeW){1'b0}}, item_time} - {{(64-TimeW){1'b0}}, acc_q};
+  wire [63:0]      gap_d;
+  hmtt_csel_sub #(.Width(64)) u_gap (
+    .a_i({{(64-TimeW){1'b0}}, item_time}), .b_i({{(64-TimeW){1'b0}}, acc_q}), .diff_o(gap_d)
+  );
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       s_valid_q <= 1'b0;

@@ -8,7 +8,9 @@
 // MODE REGISTER SET, BURST TERMINATE and cycles with more than one rank
 // selected carry no information for the trace and are dropped. Each command is
 // stamped with the board time of the cycle its pins were sampled in; the time
-// counter starts at 0 in the first cycle after reset.
+// counter starts at 0 in the first cycle after reset. The counter is kept in two
+// halves with a registered carry between them (no TimeW-bit carry chain: on an
+// iCE40 a 64-bit chain alone caps the clock near 90 MHz).
 //
 // Latency: 1 cycle (pins in cycle c -> cmd_valid_o in cycle c+1, time_o = c).
 `default_nettype none
@@ -79,9 +81,19 @@ module hmtt_dcbu #(
   reg [2:0]       cmd_q, rank_q, bank_q;
   reg [15:0]      addr_q;
   reg             ap_q;
-  reg [TimeW-1:0] now_q, time_q;
+  reg [TimeW-1:0] time_q;
 
-  wire [TimeW-1:0] now_d = now_q + {{(TimeW-1){1'b0}}, 1'b1};
+  // Board time in two halves with no carry chain across them: the high half steps in the cycle the
+  // low half wraps, which wrap_q announces one cycle ahead (the low half is all ones but bit 0).
+  localparam integer LoW = TimeW / 2;
+  localparam integer HiW = TimeW - LoW;
+  reg [LoW-1:0] now_lo_q;
+  reg [HiW-1:0] now_hi_q;
+  reg           wrap_q;
+  wire [TimeW-1:0] now_q = {now_hi_q, now_lo_q};
+  wire [LoW-1:0] now_lo_d = now_lo_q + {{(LoW-1){1'b0}}, 1'b1};
+  wire [HiW-1:0] now_hi_d = now_hi_q + {{(HiW-1){1'b0}}, wrap_q};
+  wire           wrap_d = (now_lo_q == {{(LoW-1){1'b1}}, 1'b0});
 
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -91,7 +103,9 @@ module hmtt_dcbu #(
       bank_q  <= 3'd0;
       addr_q  <= 16'd0;
       ap_q    <= 1'b0;
-      now_q   <= {TimeW{1'b0}};
+      now_lo_q <= {LoW{1'b0}};
+      now_hi_q <= {HiW{1'b0}};
+      wrap_q  <= 1'b0;
       time_q  <= {TimeW{1'b0}};
     end else begin
       valid_q <= valid_d;
@@ -100,7 +114,9 @@ module hmtt_dcbu #(
       bank_q  <= ba_i;
       addr_q  <= addr_d;
       ap_q    <= a_i[10];
-      now_q   <= now_d;
+      now_lo_q <= now_lo_d;
+      now_hi_q <= now_hi_d;
+      wrap_q  <= wrap_d;
       time_q  <= now_q;
     end
   end

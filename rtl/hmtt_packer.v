@@ -18,6 +18,12 @@
 // which latches them with the first record of a frame. The tracing flag follows
 // the CU's rule, updated when BEGIN/END events are packed.
 //
+// Timing: no adder or wide compare follows this cycle's action before the next
+// entry's decisions: the OVERFLOW remainder is split in a 28-bit and a 36-bit
+// chain, "ovf_q != 0" and "ovf_q >= 2^36" are registered flags, the frame's fill
+// state is compared with rpf_i - 1..3 from the registered count (near1..3), and
+// BEGIN/END are decoded when the entry is loaded.
+//
 // Latency: an entry popped in cycle k has its actions in cycles k+1...; ready_o
 // is high while idle and in the cycle of the last action, so single-record
 // entries flow at one per cycle.
@@ -77,6 +83,10 @@ module hmtt_packer #(
   reg [35:0]      loss_q, loss_d;
   reg             closeb_q, closeb_d;   // close before the item
   reg [63:0]      ovf_q, ovf_d, ovf_a;  // gap still to send as OVERFLOW
+  // Registered flags of ovf_q, so that no 64-bit OR precedes the state decisions:
+  // nz = (ovf_q != 0), more = (ovf_q >= 2^36: more than one OVERFLOW left).
+  reg             ovf_nz_q, ovf_nz_d, ovf_nz_a;
+  reg             ovf_more_q, ovf_more_d, ovf_more_a;
   reg [63:0]      dur_q, dur_d;         // duration of the item's record
   reg [TimeW-1:0] last_q, last_d;
   reg [8:0]       cnt_q, cnt_d;
@@ -87,20 +97,38 @@ module hmtt_packer #(
   wire ready = (st_q == StIdle) || last_action;
 
   // Records of the current entry.
-  wire        ovf_more = ovf_q[63:36] != 28'd0;           // more than one OVERFLOW left
+  wire        ovf_more = ovf_more_q;                      // more than one OVERFLOW left
   wire [35:0] ovf_part = ovf_more ? Pm[35:0] : ovf_q[35:0];
-  wire [63:0] ovf_rest = ovf_q - Pm;                        // straight from the register
+  // ovf_q - (2^36-1) with ovf_q = {hi, lo} is {hi - 1, lo + 1}, or {hi, 0} when lo = 2^36-1 (lo + 1
+  // wraps to 0 then): a 28-bit and a 36-bit carry chain side by side instead of one of 64.
+  wire [27:0] ovf_hi = ovf_q[63:36];
+  wire [35:0] ovf_lo_inc = ovf_q[35:0] + 36'd1;
+  wire [27:0] ovf_hi_dec = ovf_hi - 28'd1;
+  wire        ovf_lo_full = &ovf_q[35:0];
+  wire [63:0] ovf_rest = {ovf_lo_full ? ovf_hi : ovf_hi_dec, ovf_lo_inc};
+  // ovf_rest >= 2^36 (with hi >= 1 while ovf_more): hi stays, or hi - 1 is not 0.
+  wire        rest_more = ovf_lo_full || (ovf_hi != 28'd1);
   wire [39:0] loss_rec = {1'b1, 3'd2, loss_q};
   wire [39:0] ovf_rec = {1'b1, 3'd0, ovf_part};
   wire [DataW-1:0] line = data_q >> LineShift;
   wire [39:0] ref_rec = {1'b0, write_q, line[AddrBits-1:0], dur_q[DurBits-1:0]};
   wire [39:0] evt_rec = {1'b1, 3'd1, dur_q[11:0], write_q, data_q[22:0]};
-  wire is_begin = (kind_q != KindRef) && (data_q == {DataW{1'b0}});
-  wire is_end = (kind_q != KindRef) && (data_q == {{(DataW-1){1'b0}}, 1'b1});
+  // BEGIN/END TRACING, decoded when the entry is loaded (no 32-bit compare after the register).
+  reg  is_begin_q, is_begin_d, is_end_q, is_end_d;
+  wire is_begin = is_begin_q;
+  wire is_end = is_end_q;
 
   reg        rec_valid, close;
   reg [39:0] rec;
   reg [8:0]  cnt_inc;
+  reg        cnt_step, cnt_clear;  // this cycle's action: cnt_d = cnt_q + 1, or cnt_d = 0
+
+  // How full the open frame is, from the registered count: near_k = (cnt_q == rpf_i - k). near1 is
+  // "the next record fills the frame"; near2 and near3 give the next entry's close-before decision
+  // without adding up cnt_d after this cycle's action (see closeb).
+  wire near1 = (cnt_q == rpf_i - 9'd1);
+  wire near2 = (cnt_q == rpf_i - 9'd2);
+  wire near3 = (cnt_q == rpf_i - 9'd3);
 
   // Load: the next entry's gap, OVERFLOW count and close-before decision.
   // The gap comes with the entry (the TFU computes it when the item enters). The OVERFLOW
@@ -110,11 +138,12 @@ module hmtt_packer #(
   wire        fits = (ent_kind_i == KindRef) ? (gap[63:DurBits] == {(64-DurBits){1'b0}})
                                              : (gap[63:12] == 52'd0);
   wire        big = gap[63:36] != 28'd0;   // needs the StBig cycle (rare: 2^36 cycles of silence)
-  // Room left in the open frame after the LOSS record, if any (c1 = 0: a new frame).
-  wire [8:0]  c1_raw = cnt_d + ((ent_loss_i != 36'd0) ? 9'd1 : 9'd0);
-  wire [8:0]  c1 = (c1_raw == rpf_i) ? 9'd0 : c1_raw;
-  // A gap below 2^36 that does not fit needs one OVERFLOW: close first if only one record fits.
-  wire        closeb = (c1 != 9'd0) && !fits && !big && (c1 == rpf_i - 9'd1);
+  // A gap below 2^36 that does not fit needs one OVERFLOW: close first if only one record fits,
+  // i.e. if cnt_d plus the LOSS record (if any) is rpf_i - 1 (cnt_d is below rpf_i, and 0 after a
+  // close, which never matches as rpf_i >= 8). after_k = (cnt_d == rpf_i - k), from the near flags.
+  wire        after1 = !cnt_clear && (cnt_step ? near2 : near1);
+  wire        after2 = !cnt_clear && (cnt_step ? near3 : near2);
+  wire        closeb = !fits && !big && ((ent_loss_i != 36'd0) ? after2 : after1);
   // StBig, from the registered gap in ovf_q: n = ceil(g / (2^36-1)) = hi + (lo + hi <= 2^36-1 ? 1 : 2)
   // (hi > 0 here) with g = hi * 2^36 + lo; lo + hi <= 2^36-1 <=> lo <= ~hi, no adder.
   wire [27:0] big_hi = ovf_q[63:36];
@@ -128,31 +157,36 @@ module hmtt_packer #(
 
   // This cycle's action (st_a/ovf_a: state after it).
   always @* begin
-    st_a = st_q; ovf_a = ovf_q;
+    st_a = st_q; ovf_a = ovf_q; ovf_nz_a = ovf_nz_q; ovf_more_a = ovf_more_q;
     last_d = last_q; cnt_d = cnt_q; trc_d = trc_q;
     rec_valid = 1'b0;
     rec = 40'd0;
     close = 1'b0;
     cnt_inc = cnt_q + 9'd1;
+    cnt_step = 1'b0;
+    cnt_clear = 1'b0;
     case (st_q)
       StIdle: begin
         if (flush_i && fifo_idle_i && !ent_valid_i && cnt_q != 9'd0) begin
           close = 1'b1;
           cnt_d = 9'd0;
+          cnt_clear = 1'b1;
         end
       end
       StLoss: begin
         rec_valid = 1'b1;
         rec = loss_rec;
         cnt_d = cnt_inc;
-        if (cnt_inc == rpf_i) begin
+        cnt_step = 1'b1;
+        if (near1) begin
           close = 1'b1;
           cnt_d = 9'd0;
+          cnt_clear = 1'b1;
         end
         if (kind_q == KindLoss) st_a = StIdle;
-        else if (ovf_q[63:36] != 28'd0) st_a = StBig;
+        else if (ovf_more_q) st_a = StBig;
         else if (closeb_q) st_a = StClose;
-        else if (ovf_q != 64'd0) st_a = StOvf;
+        else if (ovf_nz_q) st_a = StOvf;
         else st_a = StRec;
       end
       StBig: begin
@@ -165,23 +199,29 @@ module hmtt_packer #(
       StClose: begin
         close = 1'b1;
         cnt_d = 9'd0;
-        st_a = (ovf_q != 64'd0) ? StOvf : StRec;
+        cnt_clear = 1'b1;
+        st_a = ovf_nz_q ? StOvf : StRec;
       end
       StOvf: begin
         rec_valid = 1'b1;
         rec = ovf_rec;
         cnt_d = cnt_inc;
+        cnt_step = 1'b1;
         ovf_a = ovf_more ? ovf_rest : 64'd0;
+        ovf_nz_a = ovf_more;
+        ovf_more_a = ovf_more && rest_more;
         if (!ovf_more) st_a = StRec;  // this part was all that was left
       end
       StRec: begin
         rec_valid = 1'b1;
         rec = (kind_q == KindRef) ? ref_rec : evt_rec;
         cnt_d = cnt_inc;
+        cnt_step = 1'b1;
         last_d = time_q;
-        if (cnt_inc == rpf_i || is_end) begin
+        if (near1 || is_end) begin
           close = 1'b1;
           cnt_d = 9'd0;
+          cnt_clear = 1'b1;
         end
         if (is_begin) trc_d = TrOn;
         if (is_end) trc_d = TrOff;
@@ -203,7 +243,11 @@ module hmtt_packer #(
   always @* begin
     st_d = st_a; kind_d = kind_q; write_d = write_q; data_d = data_q; time_d = time_q;
     loss_d = loss_q; closeb_d = closeb_q; ovf_d = ovf_a; dur_d = dur_q;
+    ovf_nz_d = ovf_nz_a; ovf_more_d = ovf_more_a;
+    is_begin_d = is_begin_q; is_end_d = is_end_q;
     if (ent_valid_i) begin
+      is_begin_d = (ent_kind_i != KindRef) && (ent_data_i == {DataW{1'b0}});
+      is_end_d   = (ent_kind_i != KindRef) && (ent_data_i == {{(DataW-1){1'b0}}, 1'b1});
       kind_d   = ent_kind_i;
       write_d  = ent_write_i;
       data_d   = ent_data_i;
@@ -211,6 +255,8 @@ module hmtt_packer #(
       loss_d   = ent_loss_i;
       closeb_d = closeb;
       ovf_d    = fits ? 64'd0 : gap;
+      ovf_nz_d = !fits;      // a gap that does not fit is above 4095
+      ovf_more_d = big;      // big implies !fits
       dur_d    = fits ? gap : 64'd0;
       if (ent_loss_i != 36'd0) st_d = StLoss;
       else if (big) st_d = StBig;
@@ -230,11 +276,15 @@ module hmtt_packer #(
       loss_q   <= 36'd0;
       closeb_q <= 1'b0;
       ovf_q    <= 64'd0;
+      ovf_nz_q <= 1'b0;
+      ovf_more_q <= 1'b0;
       dur_q    <= 64'd0;
       last_q   <= {TimeW{1'b0}};
       cnt_q    <= 9'd0;
       trc_q    <= TrUnset;
       carry_q  <= 2'd0;
+      is_begin_q <= 1'b0;
+      is_end_q <= 1'b0;
     end else begin
       st_q     <= st_d;
       kind_q   <= kind_d;
@@ -244,11 +294,15 @@ module hmtt_packer #(
       loss_q   <= loss_d;
       closeb_q <= closeb_d;
       ovf_q    <= ovf_d;
+      ovf_nz_q <= ovf_nz_d;
+      ovf_more_q <= ovf_more_d;
       dur_q    <= dur_d;
       last_q   <= last_d;
       cnt_q    <= cnt_d;
       trc_q    <= trc_d;
       carry_q  <= carry_d;
+      is_begin_q <= is_begin_d;
+      is_end_q <= is_end_d;
     end
   end
 

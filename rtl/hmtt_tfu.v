@@ -16,6 +16,8 @@
 // and a pop in the same cycle both happen; push acceptance looks at count_q
 // only (a same-cycle pop does not make room).
 //
+// The gap is a carry-select subtraction (hmtt_csel_sub: 32-bit carry chains).
+//
 // Latency: an item pushed at the edge ending cycle p can be popped in cycle
 // p+1 at the earliest. Each entry also carries its gap to the previous accepted
 // item (time-carrying), so the packer's duration needs no subtraction. The memory reads asynchronously (first word fall
@@ -79,7 +81,10 @@ module hmtt_tfu #(
 
   wire [1:0] push_kind = lossonly ? 2'd2 : {1'b0, item_event_i};
   // The gap to the previous accepted item is computed here, so the packer needs no 64-bit subtraction.
-  wire [63:0] push_gap = {{(64-TimeW){1'b0}}, item_time_i} - {{(64-TimeW){1'b0}}, acc_time_q};
+  wire [63:0] push_gap;
+  hmtt_csel_sub #(.Width(64)) u_gap (
+    .a_i({{(64-TimeW){1'b0}}, item_time_i}), .b_i({{(64-TimeW){1'b0}}, acc_time_q}), .diff_o(push_gap)
+  );
   wire accept = item_valid_i && room;
   wire [EntW-1:0] push_ent = {push_kind, item_write_i, item_data_i, item_time_i, push_gap, drop_q};
 

@@ -62,6 +62,9 @@ TEST_CASE("hmtt_packer packs exactly like FrameEncoder") {
         std::uint64_t gap = rng() % 50;
         if (r < 60) gap = 4096 + rng() % 100000;
         if (r < 3) gap = (std::uint64_t{1} << 36) + rng() % (std::uint64_t{3} << 36);  // OVERFLOW chain
+        // A chain whose low 36 bits reach all ones within a few OVERFLOW records (the remainder's
+        // low half wraps to 0 there and its high half stays).
+        if (r == 3) gap = (std::uint64_t{1} << 36) * (1 + rng() % 3) + (std::uint64_t{1} << 36) - 1 - rng() % 3;
         const std::uint64_t prev_t = t;
         t += gap;
         const std::uint64_t loss = rng() % 20 == 0 ? 1 + rng() % 5000 : 0;

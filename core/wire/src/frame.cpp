@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <string>
 
 namespace hmtt::wire {
@@ -31,10 +32,6 @@ std::string where(const FrameHeader& h) {
 }
 
 }  // namespace
-
-void put_record(std::uint64_t record, std::uint8_t* out) {
-  for (int i = 0; i < 5; ++i) out[i] = static_cast<std::uint8_t>(record >> (32 - 8 * i));
-}
 
 std::uint64_t get_record(const std::uint8_t* in) {
   return (std::uint64_t{in[0]} << 32) | (std::uint64_t{in[1]} << 24) | (std::uint64_t{in[2]} << 16) |
@@ -215,17 +212,7 @@ Status FrameEncoder::check_time(std::uint64_t time) const {
 
 void FrameEncoder::ensure_room(std::size_t records) {
   if (open_count_ + records > config_.records_per_frame) close_frame();
-  if (open_count_ == 0) {
-    open_base_ = last_time_;
-    open_flags_ = tracing_ ? 1 : 0;
-  }
-}
-
-void FrameEncoder::append(std::uint64_t record) {
-  const std::size_t at = open_.size();
-  open_.resize(at + kRecordBytes);
-  put_record(record, open_.data() + at);
-  ++open_count_;
+  if (open_count_ == 0) open_frame();
 }
 
 std::uint64_t FrameEncoder::append_overflow(std::uint64_t gap, std::uint64_t field_max) {
@@ -251,7 +238,7 @@ Status FrameEncoder::check_gap(std::uint64_t gap, std::uint64_t field_max) const
   return Status::success();
 }
 
-Status FrameEncoder::add_reference(std::uint64_t time, std::uint64_t address, bool write) {
+Status FrameEncoder::add_reference_checked(std::uint64_t time, std::uint64_t address, bool write) {
   HMTT_TRY(check_time(time));
   const std::uint64_t field = address >> config_.line_shift;
   if (config_.addr_bits < 64 && (field >> config_.addr_bits) != 0)
@@ -314,13 +301,13 @@ void FrameEncoder::close_frame() {
   EncodedFrame f;
   f.link = next_link_;
   f.sequence = h.sequence;
-  f.bytes.resize(kHeaderBytes + open_.size() + kCrcBytes);
+  const std::size_t record_bytes = open_count_ * kRecordBytes;
+  f.bytes.resize(kHeaderBytes + record_bytes + kCrcBytes);
   write_header(h, f.bytes.data());
-  std::copy(open_.begin(), open_.end(), f.bytes.begin() + kHeaderBytes);
-  const std::uint32_t c = crc32(std::span<const std::uint8_t>(f.bytes.data(), kHeaderBytes + open_.size()));
-  put32(c, f.bytes.data() + kHeaderBytes + open_.size());
+  std::copy_n(open_.begin(), record_bytes, f.bytes.begin() + kHeaderBytes);
+  const std::uint32_t c = crc32(std::span<const std::uint8_t>(f.bytes.data(), kHeaderBytes + record_bytes));
+  put32(c, f.bytes.data() + kHeaderBytes + record_bytes);
   done_.push_back(std::move(f));
-  open_.clear();
   open_count_ = 0;
   next_link_ = static_cast<std::uint8_t>((next_link_ + 1) % config_.links);
 }

@@ -56,18 +56,19 @@ Result<BoardModel> BoardModel::create(const BoardConfig& c) {
   }
   m.col_low_width_ = c.map.width(F::ColLow);
   m.chan_bits_ = (c.channel & m.chan_s_.mask) << m.chan_s_.shift;
-  m.open_.assign(8 * 8, 0);
-  m.row_.assign(8 * 8, 0);
   m.pops_.resize(c.fifo_depth);
   m.ref_dmax_ = (std::uint64_t{1} << wire::duration_bits(c.encoder.addr_bits)) - 1;
   m.saturate_steps_ = ((std::int64_t{c.burst_bytes} << 16) + 64 * kCost) / c.rate_q16 + 1;
   return m;
 }
 
-std::uint64_t BoardModel::rebuild(unsigned rank, unsigned bank, std::uint32_t row, std::uint32_t col) const {
-  return ((row & row_s_.mask) << row_s_.shift) | (((col >> col_low_width_) & col_s_.mask) << col_s_.shift) |
-         ((col & col_low_s_.mask) << col_low_s_.shift) | ((bank & bank_s_.mask) << bank_s_.shift) |
+std::uint64_t BoardModel::row_address(unsigned rank, unsigned bank, std::uint32_t row) const {
+  return ((row & row_s_.mask) << row_s_.shift) | ((bank & bank_s_.mask) << bank_s_.shift) |
          ((rank & rank_s_.mask) << rank_s_.shift) | chan_bits_;
+}
+
+std::uint64_t BoardModel::column_address(std::uint32_t col) const {
+  return (((col >> col_low_width_) & col_s_.mask) << col_s_.shift) | ((col & col_low_s_.mask) << col_low_s_.shift);
 }
 
 Status BoardModel::consume(std::span<const sim::BusCycle> cycles) {
@@ -88,7 +89,7 @@ Status BoardModel::consume(std::span<const sim::BusCycle> cycles) {
       case 0b011:  // ACTIVE
         ++counters_.commands;
         open_[base + bank] = 1;
-        row_[base + bank] = bc.pins.a;
+        row_address_[base + bank] = row_address(rank, bank, bc.pins.a);
         break;
       case 0b101:    // READ
       case 0b100: {  // WRITE
@@ -101,7 +102,7 @@ Status BoardModel::consume(std::span<const sim::BusCycle> cycles) {
         const bool write = code == 0b100;
         ++(write ? counters_.writes : counters_.reads);
         const std::uint32_t col = bc.pins.a & ~(1u << sim::kAutoPrechargeBit);
-        HMTT_TRY(on_access(bc.cycle, rebuild(rank, bank, row_[b], col), write));
+        HMTT_TRY(on_access(bc.cycle, row_address_[b] | column_address(col), write));
         if ((bc.pins.a >> sim::kAutoPrechargeBit) & 1u) open_[b] = 0;
         break;
       }
@@ -123,28 +124,23 @@ Status BoardModel::consume(std::span<const sim::BusCycle> cycles) {
   return Status::success();
 }
 
-Status BoardModel::on_access(std::uint64_t cycle, std::uint64_t address, bool write) {
+Status BoardModel::on_event(std::uint64_t cycle, std::uint64_t address, bool write) {
+  const std::uint64_t index = (address - config_.config_base) >> 6;
   Entry e;
   e.time = cycle;
   e.write = write;
   e.push_edge = static_cast<std::int64_t>(cycle + kPipelineLatency);
-  if (address >= config_.config_base && address - config_.config_base < config_.config_size) {
-    const std::uint64_t index = (address - config_.config_base) >> 6;
-    e.kind = ItemKind::Event;
-    e.payload = index & wire::kEventIndexMask;
-    ++counters_.events;
-    if (index == wire::kBeginTracing) trace_state_ = 1;
-    if (index == wire::kEndTracing) trace_state_ = 2;
-    return push(e);
-  }
-  if (!tracing()) return Status::success();
-  e.kind = ItemKind::Reference;
-  e.payload = address;
-  ++counters_.references;
+  e.kind = ItemKind::Event;
+  e.payload = index & wire::kEventIndexMask;
+  ++counters_.events;
+  if (index == wire::kBeginTracing) trace_state_ = 1;
+  if (index == wire::kEndTracing) trace_state_ = 2;
   return push(e);
 }
 
-std::int64_t BoardModel::tokens_at(std::int64_t cycle) const {
+// tokens_at, earliest_pop, admit, enqueue and spend_tokens_one_record run once per item; `inline` lets
+// the compiler fold them into push_reference (all their callers are in this file).
+inline std::int64_t BoardModel::tokens_at(std::int64_t cycle) const {
   // T(cycle) for cycle >= tok_cycle_ - 1, with no emission after tok_cycle_.
   if (cycle == tok_cycle_ - 1) return tok_prev_;
   const std::int64_t cap = std::int64_t{config_.burst_bytes} << 16;
@@ -154,7 +150,7 @@ std::int64_t BoardModel::tokens_at(std::int64_t cycle) const {
   return std::min(cap, tok_last_ + steps * rate);
 }
 
-std::int64_t BoardModel::earliest_pop(std::int64_t k0) const {
+inline std::int64_t BoardModel::earliest_pop(std::int64_t k0) const {
   // The first cycle k >= k0 (k0 >= tok_cycle_) with T(k-1) >= 0.
   if (k0 == tok_cycle_ && tok_prev_ >= 0) return k0;
   const std::int64_t k = std::max(k0, tok_cycle_ + 1);
@@ -164,50 +160,87 @@ std::int64_t BoardModel::earliest_pop(std::int64_t k0) const {
   return k + (-t + rate - 1) / rate;
 }
 
-Status BoardModel::push(const Entry& item) {
+inline bool BoardModel::admit(std::int64_t push_edge) {
   // Entries leave in order and a pop depends only on what is already in the
   // FIFO, so each accepted entry's pop cycle is known when it is accepted; the
   // FIFO holds the pop cycles of the entries still inside. An entry popped in
   // cycle k no longer counts at the edge ending cycle k+1 and later.
+  if (size_ == 0 || newest_pop_ < push_edge) {
+    // Everything has left (the common case while the link keeps up): restart at
+    // slot 0, so a FIFO that rarely fills stays in cache.
+    size_ = 0;
+    head_ = 0;
+    return true;
+  }
   const std::size_t depth = pops_.size();
-  while (size_ > 0 && pops_[head_] < item.push_edge) {
+  while (pops_[head_] < push_edge) {
     if (++head_ == depth) head_ = 0;
     --size_;
   }
-  if (size_ == 0) head_ = 0;  // restart at slot 0: a FIFO that rarely fills stays in cache
-  if (size_ == depth) {
-    ++counters_.dropped;
-    if (drop_ < wire::kPayloadMask) ++drop_;
-    return Status::success();
-  }
+  if (size_ < depth) return true;
+  ++counters_.dropped;
+  if (drop_ < wire::kPayloadMask) ++drop_;
+  return false;
+}
+
+inline std::int64_t BoardModel::enqueue(std::int64_t push_edge) {
+  counters_.fifo_high_water = std::max<std::uint64_t>(counters_.fifo_high_water, size_ + 1);
+  const std::int64_t k = earliest_pop(std::max({packer_ready_, push_edge + 1, tok_cycle_}));
+  std::size_t tail = head_ + size_;
+  if (tail >= pops_.size()) tail -= pops_.size();
+  pops_[tail] = k;
+  newest_pop_ = k;
+  ++size_;
+  return k;
+}
+
+Status BoardModel::push(const Entry& item) {
+  if (!admit(item.push_edge)) return Status::success();
   Entry e = item;
   e.loss = drop_;
   drop_ = 0;
-  counters_.fifo_high_water = std::max<std::uint64_t>(counters_.fifo_high_water, size_ + 1);
-  const std::int64_t k = earliest_pop(std::max({packer_ready_, e.push_edge + 1, tok_cycle_}));
-  std::size_t tail = head_ + size_;
-  if (tail >= depth) tail -= depth;
-  pops_[tail] = k;
-  ++size_;
-  return pop(k, e);
+  return pop(enqueue(e.push_edge), e);
+}
+
+Status BoardModel::push_reference(std::uint64_t cycle, std::uint64_t address, bool write) {
+  const auto edge = static_cast<std::int64_t>(cycle + kPipelineLatency);
+  if (!admit(edge)) return Status::success();
+  // The common case: no LOSS to send and the gap fits the duration field, so the
+  // packer writes one record in the cycle after the pop.
+  if (drop_ == 0 && cycle - encoder_.last_time() <= ref_dmax_) [[likely]] {
+    const std::int64_t k = enqueue(edge);
+    HMTT_TRY(encoder_.add_reference(cycle, address, write));
+    count_records(1);
+    spend_tokens_one_record(k);
+    return Status::success();
+  }
+  Entry e;
+  e.time = cycle;
+  e.payload = address;
+  e.push_edge = edge;
+  e.kind = ItemKind::Reference;
+  e.write = write;
+  e.loss = drop_;
+  drop_ = 0;
+  return pop(enqueue(edge), e);
+}
+
+inline void BoardModel::spend_tokens_one_record(std::int64_t k) {
+  const std::int64_t cap = std::int64_t{config_.burst_bytes} << 16;
+  const std::int64_t prev = k == tok_cycle_ ? tok_last_ : tokens_at(k);
+  tok_prev_ = prev;
+  tok_last_ = std::min(cap, prev + static_cast<std::int64_t>(config_.rate_q16)) - kCost;
+  tok_cycle_ = k + 1;
+  packer_ready_ = tok_cycle_;
 }
 
 Status BoardModel::pop(std::int64_t k, const Entry& e) {
   const std::size_t rpf = config_.encoder.records_per_frame;
-  // Fast path, the common case: a reference with no loss whose gap fits the
-  // duration field: one action (the record) in cycle k+1.
+  // A reference with no loss whose gap fits the duration field: one action (the record) in cycle k+1.
   if (e.loss == 0 && e.kind == ItemKind::Reference && e.time - encoder_.last_time() <= ref_dmax_) {
     HMTT_TRY(encoder_.add_reference(e.time, e.payload, e.write));
-    if (++open_count_ == rpf) {
-      open_count_ = 0;
-      ++counters_.frames;
-    }
-    const std::int64_t cap = std::int64_t{config_.burst_bytes} << 16;
-    const std::int64_t prev = k == tok_cycle_ ? tok_last_ : tokens_at(k);
-    tok_prev_ = prev;
-    tok_last_ = std::min(cap, prev + static_cast<std::int64_t>(config_.rate_q16)) - kCost;
-    tok_cycle_ = k + 1;
-    packer_ready_ = tok_cycle_;
+    count_records(1);
+    spend_tokens_one_record(k);
     return Status::success();
   }
   // The packer's actions, one per cycle from k+1: true = writes a record.

@@ -8,6 +8,7 @@
 // model must produce exactly the bytes FrameEncoder produces.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -77,7 +78,10 @@ constexpr std::uint64_t event_record(std::uint64_t duration, bool write, std::ui
                                            (index & kEventIndexMask));
 }
 
-void put_record(std::uint64_t record, std::uint8_t* out);  // 5 bytes, big-endian
+// 5 bytes, big-endian.
+inline void put_record(std::uint64_t record, std::uint8_t* out) {
+  for (int i = 0; i < 5; ++i) out[i] = static_cast<std::uint8_t>(record >> (32 - 8 * i));
+}
 std::uint64_t get_record(const std::uint8_t* in);
 
 // --- decoded items ----------------------------------------------------------
@@ -147,7 +151,19 @@ class FrameEncoder {
   static Result<FrameEncoder> create(const EncoderConfig& config);
 
   // A reference at absolute `time` of byte address `address` (must fit addr_bits after line_shift).
-  Status add_reference(std::uint64_t time, std::uint64_t address, bool write);
+  // Inline: the common case (the gap fits the duration field, the address fits) is the board
+  // model's per-reference step; everything else goes through add_reference_checked.
+  Status add_reference(std::uint64_t time, std::uint64_t address, bool write) {
+    const std::uint64_t field = address >> config_.line_shift;
+    const std::uint64_t gap = time - last_time_;
+    if (time < last_time_ || (field >> config_.addr_bits) != 0 || gap > ref_dmax_) [[unlikely]]
+      return add_reference_checked(time, address, write);
+    if (open_count_ == 0) open_frame();
+    append(reference_record(write, field, gap, config_.addr_bits));
+    last_time_ = time;
+    if (open_count_ >= config_.records_per_frame) close_frame();
+    return Status::success();
+  }
   Status add_event(std::uint64_t time, std::uint32_t index, bool write);
   void add_loss(std::uint64_t count);
   Status add_report(std::uint8_t unit, std::uint16_t interval, std::span<const std::uint64_t> values);
@@ -161,11 +177,21 @@ class FrameEncoder {
   std::uint64_t last_time() const { return last_time_; }
 
  private:
-  explicit FrameEncoder(const EncoderConfig& c) : config_(c), sequence_(c.links, 0) {}
+  explicit FrameEncoder(const EncoderConfig& c)
+      : config_(c), sequence_(c.links, 0), ref_dmax_((std::uint64_t{1} << duration_bits(c.addr_bits)) - 1) {}
+  Status add_reference_checked(std::uint64_t time, std::uint64_t address, bool write);
   Status check_time(std::uint64_t time) const;
   Status check_gap(std::uint64_t gap, std::uint64_t field_max) const;
   void ensure_room(std::size_t records);
-  void append(std::uint64_t record);
+  // The first record of a frame fixes its base_time and tracing flag.
+  void open_frame() {
+    open_base_ = last_time_;
+    open_flags_ = tracing_ ? 1 : 0;
+  }
+  void append(std::uint64_t record) {
+    put_record(record, open_.data() + open_count_ * kRecordBytes);
+    ++open_count_;
+  }
   // Appends OVERFLOW records for `gap` beyond what `field_max` can carry; returns the remainder.
   std::uint64_t append_overflow(std::uint64_t gap, std::uint64_t field_max);
   void close_frame();
@@ -173,7 +199,8 @@ class FrameEncoder {
   EncoderConfig config_;
   std::vector<std::uint32_t> sequence_;
   std::deque<EncodedFrame> done_;
-  std::vector<std::uint8_t> open_;  // records of the open frame
+  std::uint64_t ref_dmax_ = 0;      // largest duration a reference record carries
+  std::array<std::uint8_t, kMaxRecords * kRecordBytes> open_{};  // records of the open frame
   std::size_t open_count_ = 0;
   std::uint64_t open_base_ = 0;
   std::uint8_t open_flags_ = 0;

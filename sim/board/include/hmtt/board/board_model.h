@@ -17,6 +17,7 @@
 // accepted (entries leave in order), so the FIFO only keeps pop cycles.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -101,9 +102,35 @@ class BoardModel {
   };
 
   BoardModel(const BoardConfig& config, wire::FrameEncoder encoder);
-  std::uint64_t rebuild(unsigned rank, unsigned bank, std::uint32_t row, std::uint32_t col) const;
-  Status on_access(std::uint64_t cycle, std::uint64_t address, bool write);
+  // The address map (AddressMap::compose) in two parts: the row, bank, rank and channel bits are
+  // fixed when ACTIVE opens the row, a READ/WRITE only adds its column.
+  std::uint64_t row_address(unsigned rank, unsigned bank, std::uint32_t row) const;
+  std::uint64_t column_address(std::uint32_t col) const;
+  // CU: a READ/WRITE to an open bank becomes an event (config space), a reference (tracing on) or nothing.
+  Status on_access(std::uint64_t cycle, std::uint64_t address, bool write) {
+    if (address - config_.config_base < config_.config_size && address >= config_.config_base) [[unlikely]]
+      return on_event(cycle, address, write);
+    if (!tracing()) return Status::success();
+    ++counters_.references;
+    return push_reference(cycle, address, write);
+  }
+  Status on_event(std::uint64_t cycle, std::uint64_t address, bool write);
+  // TFU: drains the entries popped before `push_edge`; false = the FIFO is full (the item is dropped).
+  bool admit(std::int64_t push_edge);
+  // TFU: takes an admitted item, returns its pop cycle.
+  std::int64_t enqueue(std::int64_t push_edge);
   Status push(const Entry& item);
+  Status push_reference(std::uint64_t cycle, std::uint64_t address, bool write);
+  // Packer: `n` records written into the open frame (mirror of FrameEncoder's count).
+  void count_records(std::size_t n) {
+    open_count_ += n;
+    if (open_count_ == config_.encoder.records_per_frame) {
+      open_count_ = 0;
+      ++counters_.frames;
+    }
+  }
+  // Token bucket: the packer's one action for an entry popped in cycle k is a record in cycle k+1.
+  void spend_tokens_one_record(std::int64_t k);
   std::int64_t earliest_pop(std::int64_t k0) const;
   std::int64_t tokens_at(std::int64_t cycle) const;
   Status pop(std::int64_t cycle, const Entry& e);
@@ -112,9 +139,9 @@ class BoardModel {
   BoardConfig config_;
   wire::FrameEncoder encoder_;
   BoardCounters counters_;
-  // DSMU: per rank x bank.
-  std::vector<std::uint8_t> open_;  // 1 = row open
-  std::vector<std::uint32_t> row_;
+  // DSMU: per rank x bank (8 x 8).
+  std::array<std::uint8_t, 64> open_{};  // 1 = row open
+  std::array<std::uint64_t, 64> row_address_{};  // row_address() of the open row
   Slice row_s_, col_s_, col_low_s_, bank_s_, rank_s_, chan_s_;
   unsigned col_low_width_ = 0;
   std::uint64_t chan_bits_ = 0;
@@ -125,14 +152,15 @@ class BoardModel {
   std::vector<std::int64_t> pops_;  // ring: pop cycles of the entries in the FIFO
   std::size_t head_ = 0;
   std::size_t size_ = 0;
+  std::int64_t newest_pop_ = 0;     // pop cycle of the last accepted entry
   std::uint64_t drop_ = 0;
   // Token bucket: T(tok_cycle_) = tok_last_, T(tok_cycle_-1) = tok_prev_ (Q16.16 bytes).
   std::int64_t tok_cycle_ = -1;
   std::int64_t tok_last_ = 0;
   std::int64_t tok_prev_ = 0;
   std::int64_t packer_ready_ = 0;
-  std::int64_t saturate_steps_ = 0;
-  std::uint64_t ref_dmax_ = 0;  // largest duration of a reference record  // after this many idle cycles the bucket is full
+  std::int64_t saturate_steps_ = 0;  // after this many idle cycles the bucket is full
+  std::uint64_t ref_dmax_ = 0;  // largest duration of a reference record
   // Packer: mirror of FrameEncoder's open record count, and its tracing flag.
   std::size_t open_count_ = 0;
   std::uint8_t packer_trace_state_ = 0;
