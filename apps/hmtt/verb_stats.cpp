@@ -149,13 +149,13 @@ void print_text(const host::BoardStats& b, const StatsOptions& o, std::uint64_t 
                   static_cast<unsigned long long>(r.histogram[i]), 100.0 * share,
                   std::string(static_cast<std::size_t>(share * 40.0 + 0.5), '#').c_str());
     }
-    std::printf("\n  hot pages (summed over intervals; count - err <= accesses <= count)\n");
-    std::printf("  %14s %12s %12s %10s\n", "page", "count", "err", "intervals");
+    std::printf("\n  hot pages (summed over intervals; count - err <= accesses <= count; by count - err)\n");
+    std::printf("  %14s %12s %12s %12s %10s\n", "page", "count", "err", "count-err", "intervals");
     for (std::size_t i = 0; i < r.hot_pages.size() && i < o.top; ++i) {
       const host::HotPageTotal& p = r.hot_pages[i];
-      std::printf("  %#14llx %12llu %12llu %10llu\n", static_cast<unsigned long long>(p.page),
+      std::printf("  %#14llx %12llu %12llu %12llu %10llu\n", static_cast<unsigned long long>(p.page),
                   static_cast<unsigned long long>(p.count), static_cast<unsigned long long>(p.err),
-                  static_cast<unsigned long long>(p.intervals));
+                  static_cast<unsigned long long>(p.count - p.err), static_cast<unsigned long long>(p.intervals));
     }
   }
 }

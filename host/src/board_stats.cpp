@@ -152,6 +152,8 @@ Result<std::vector<BoardStats>> summarize_reports(std::span<const store::Report>
     for (auto& [page, h] : w.hot) w.s.rdhpu.hot_pages.push_back(h);
     std::sort(w.s.rdhpu.hot_pages.begin(), w.s.rdhpu.hot_pages.end(),
               [](const HotPageTotal& a, const HotPageTotal& b) {
+                const std::uint64_t ga = a.count - a.err, gb = b.count - b.err;  // guaranteed accesses
+                if (ga != gb) return ga > gb;
                 return a.count != b.count ? a.count > b.count : a.page < b.page;
               });
     if (o.interval_cycles != 0) {

@@ -51,7 +51,7 @@ struct RdhpuSummary {
   std::uint64_t intervals = 0;
   std::uint64_t missing = 0;
   std::vector<std::uint64_t> histogram;  // bin 0: distance 0; b: 2^(b-1)..2^b-1; last: beyond depth
-  std::vector<HotPageTotal> hot_pages;   // by count, descending (ties: lower page first)
+  std::vector<HotPageTotal> hot_pages;   // by count - err (guaranteed accesses), then count, descending
 };
 
 struct BoardStats {
