@@ -41,18 +41,15 @@ std::string where(const store::Report& r) {
          std::to_string(r.interval);
 }
 
-// Board cycles per interval from the report times: the median over consecutive reports of
-// time difference / interval difference (a report is stamped with the time of the record before it).
+// Board cycles per interval from the report times: (last time - first time) / (last interval - first
+// interval). A report carries the time of the record before it, so reports sent while no references flow
+// share one time stamp; the span over the whole capture is less sensitive to that than any one step.
 std::uint32_t estimate_interval(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& time_interval) {
-  std::vector<double> per;
-  for (std::size_t i = 1; i < time_interval.size(); ++i) {
-    const auto& [t0, i0] = time_interval[i - 1];
-    const auto& [t1, i1] = time_interval[i];
-    if (i1 > i0 && t1 >= t0) per.push_back(static_cast<double>(t1 - t0) / static_cast<double>(i1 - i0));
-  }
-  if (per.empty()) return 0;
-  std::nth_element(per.begin(), per.begin() + static_cast<std::ptrdiff_t>(per.size() / 2), per.end());
-  return static_cast<std::uint32_t>(per[per.size() / 2] + 0.5);
+  if (time_interval.size() < 2) return 0;
+  const auto& [t0, i0] = time_interval.front();
+  const auto& [t1, i1] = time_interval.back();
+  if (i1 <= i0 || t1 <= t0) return 0;
+  return static_cast<std::uint32_t>(static_cast<double>(t1 - t0) / static_cast<double>(i1 - i0) + 0.5);
 }
 
 }  // namespace

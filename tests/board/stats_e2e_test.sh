@@ -29,6 +29,14 @@ for case in appendix-a:0 bursty:600; do
 	python3 "$src/tests/board/stats_oracle.py" "$w-gt.csv" "$w-sim.json" "$w-stats.json" "$w.hmtt" $su $rd $k ||
 		{ echo "FAIL $w: stats differ from the oracle"; fails=$((fails + 1)); }
 	expect "$w text" 'row buffer: [0-9]+ hits' -- "$hmtt" stats --interval $su "$w.hmtt"
+	# Without --interval the length is estimated from the report times, and said to be.
+	est=$("$hmtt" stats --json "$w.hmtt" | python3 -c "import json,sys; b=json.load(sys.stdin)['boards'][0]
+print(b['interval_cycles_source'], b['interval_cycles'])")
+	read -r src_ cyc_ <<<"$est"
+	if [ "$src_" != estimated ] || [ $((cyc_ * 100)) -lt $((su * 95)) ] || [ $((cyc_ * 100)) -gt $((su * 105)) ]; then
+		echo "FAIL $w: estimated interval '$est', expected about $su"
+		fails=$((fails + 1))
+	fi
 done
 # The units off (the default): the same workload sends no reports, and stats says so, naming the file.
 "$hmtt" sim --workload random-read -n 2000 --events-every 0 -o off >/dev/null &&
