@@ -6,8 +6,10 @@
 // Behaviour. Copies instances of hmtt_rdhpu_stack (Depth, TagWidth) side by
 // side, so that Copies * Depth entries fill the device about equally at every
 // depth (8 x 16, 4 x 32, 2 x 64, 1 x 128). A 16-bit Fibonacci LFSR drives the
-// accesses: copy k sees the valid bit lfsr[15] and the tag lfsr[TagWidth-1:0]
-// XOR k, so no two copies are equal and synthesis cannot merge them. Every
+// accesses: copy k sees the valid bit lfsr[(15 + 5k) mod 16] and the tag
+// lfsr[TagWidth-1:0] XOR k, so no two copies are equal and synthesis cannot
+// merge any of their registers (with one valid bit for all copies, yosys merged
+// the copies' identical valid chains into one that fanned out to every copy). Every
 // output of copy k is XOR-folded into a register fold_q[k]; the one output pin
 // is the registered XOR of all folds, so nothing is optimised away and the
 // only pins are clk_i, rst_ni and sig_o.
@@ -41,6 +43,7 @@ module rdhpu_fill_top #(
   generate
     for (k = 0; k < Copies; k = k + 1) begin : gen_copy
       localparam [TagWidth-1:0] Salt = k;
+      localparam integer        Tap  = (15 + 5 * k) % 16;  // a different valid bit per copy
       wire                res_valid, res_hit, res_evict_valid;
       wire [TagWidth-1:0] res_tag, res_evict_tag;
       wire [DistW-1:0]    res_dist;
@@ -50,7 +53,7 @@ module rdhpu_fill_top #(
       ) u_stack (
         .clk_i             (clk_i),
         .rst_ni            (rst_ni),
-        .req_valid_i       (lfsr_q[15]),
+        .req_valid_i       (lfsr_q[Tap]),
         .req_tag_i         (lfsr_q[TagWidth-1:0] ^ Salt),
         .res_valid_o       (res_valid),
         .res_tag_o         (res_tag),
