@@ -20,7 +20,13 @@
 // entry displaced from cell i-1), a hit flag and the distance found so far.
 // A cell the wavefront reaches before the hit takes the carry and passes its
 // old entry on as the next carry; the cell holding p takes the carry and sets
-// the hit flag with distance i; below the hit nothing changes. At cell 0 the
+// the hit flag; below the hit nothing changes. The wave counts the cells it
+// passes after the hit (0 in the hit's own cell, +1 in every cell below), so
+// at the bottom the distance is Depth-1 minus that count: the distance
+// register of a cell is cleared by the registered hit flag it receives, never
+// by its own compare (a constant "distance = i" loaded on a match maps to the
+// flip-flops' synchronous set/reset on an iCE40, and that net was the critical
+// path at every depth: docs/board.md 11.4). At cell 0 the
 // carry is p itself, so p lands at the top. The list shifts in the direction
 // the access travels (Grossman's array keeps its list from LRU to MRU and
 // shifts against the request, which is why his basic array takes an access
@@ -28,15 +34,19 @@
 // every cell after the one before has left it, so the array accepts one access
 // per cycle and every access sees exactly the stack its predecessors left.
 // The critical path is one cell: a TagWidth-bit equality compare and the
-// muxes of the entry and the wave registers, independent of Depth (the only
-// signals reaching every cell are the clock and the reset).
+// muxes of the entry and the wave registers, or a log2(Depth)-bit increment,
+// independent of Depth (the only signals reaching every cell are the clock and
+// the reset, and the reset only clears the valid bits).
 //
 // Timing. An access presented in cycle t (req_valid_i, req_tag_i; one per
 // cycle, no back-pressure) comes out of the bottom in cycle t+Depth on
 // res_valid_o with res_tag_o (the page), res_hit_o, res_dist_o (the distance on
 // a hit, 0 on a miss) and res_evict_valid_o/res_evict_tag_o (the page that left
 // the stack: only on a miss with a full stack). Latency = Depth cycles exactly;
-// results leave in the order accesses entered. Reset empties the stack.
+// results leave in the order accesses entered. Every output comes straight
+// from a register except res_dist_o, which is Depth-1 minus a registered count,
+// forced to 0 on a miss (a subtract and an AND after the last register).
+// Reset empties the stack.
 `default_nettype none
 
 module hmtt_rdhpu_stack #(
@@ -59,6 +69,8 @@ module hmtt_rdhpu_stack #(
 
   localparam integer DistW = (Depth > 2) ? $clog2(Depth) : 1;
   localparam integer T = TagWidth;
+  localparam integer LastI = Depth - 1;
+  localparam [DistW-1:0] Last = LastI[DistW-1:0];
 
   // Cell entries.
   reg  [Depth-1:0]   val_q;
@@ -86,7 +98,6 @@ module hmtt_rdhpu_stack #(
   genvar i;
   generate
     for (i = 0; i < Depth; i = i + 1) begin : gen_cell
-      localparam [DistW-1:0] Index = i;
       wire [T-1:0] tag  = tag_q[i*T +: T];
       // The wavefront updates this cell unless the page was found above.
       wire write = in_v[i] && !in_hit[i];
@@ -96,7 +107,8 @@ module hmtt_rdhpu_stack #(
       assign wv_d[i]            = in_v[i];
       assign wtag_d[i*T +: T]   = in_tag[i*T +: T];
       assign whit_d[i]          = in_hit[i] || match;
-      assign wdist_d[i*DistW +: DistW] = match ? Index : in_dist[i*DistW +: DistW];
+      // Cells passed after the hit: 0 in the hit's own cell, +1 in each cell below.
+      assign wdist_d[i*DistW +: DistW] = in_hit[i] ? in_dist[i*DistW +: DistW] + 1'b1 : {DistW{1'b0}};
       // The displaced entry travels on (none after a hit).
       assign wcv_d[i]           = write && !match && val_q[i];
       assign wctag_d[i*T +: T]  = tag;
@@ -126,7 +138,8 @@ module hmtt_rdhpu_stack #(
   assign res_valid_o       = wv_q[Depth-1];
   assign res_tag_o         = wtag_q[(Depth-1)*T +: T];
   assign res_hit_o         = whit_q[Depth-1];
-  assign res_dist_o        = wdist_q[(Depth-1)*DistW +: DistW];
+  // The distance of a hit: Depth-1 minus the cells the wave passed after it.
+  assign res_dist_o        = whit_q[Depth-1] ? Last - wdist_q[(Depth-1)*DistW +: DistW] : {DistW{1'b0}};
   assign res_evict_valid_o = wv_q[Depth-1] && wcv_q[Depth-1];
   assign res_evict_tag_o   = wctag_q[(Depth-1)*T +: T];
 

@@ -77,6 +77,9 @@ struct SimOptions {
   unsigned links = 1;
   double link_mbps = 0;  // 0: unlimited
   std::size_t fifo = 16384;
+  std::uint32_t su_interval = 0;     // Statistic Unit interval in board cycles (0: off)
+  std::uint32_t rdhpu_interval = 0;  // RDHPU interval in board cycles (0: off)
+  unsigned hot_k = 8;                // RDHPU hot-page entries
   std::string out_prefix;
   std::string ground_truth;  // CSV of every READ/WRITE the controller issued
   int udp_port = 0;
@@ -97,6 +100,7 @@ class BoardPort {
   virtual wire::EncodedFrame pop_frame() = 0;
   virtual bool needs_ground_truth() const = 0;
   std::uint64_t references = 0, events = 0, dropped = 0, loss_records = 0, orphans = 0;
+  std::uint64_t reports = 0, reports_lost = 0;
 };
 
 // Fallback: frames from the ground truth. Not a board model (no DSMU, no FIFO).
@@ -169,6 +173,8 @@ class CppBoard final : public BoardPort {
     dropped = c.dropped;
     loss_records = c.loss_records;
     orphans = c.orphans;
+    reports = c.reports;
+    reports_lost = c.reports_lost;
   }
   board::BoardModel model_;
 };
@@ -331,6 +337,11 @@ int run_sim(const SimOptions& o) {
     return app::fail(verb, make_error(o.ground_truth_frames ? "--rtl and --ground-truth-frames exclude each other"
                                                             : "--rtl: this build has no Verilated board (Verilator missing)"));
   if (o.links < 1 || o.links > 4) return app::fail(verb, make_error("--links " + std::to_string(o.links) + ": must be 1 to 4"));
+  const bool units = o.su_interval != 0 || o.rdhpu_interval != 0;
+  if (units && (o.rtl || o.ground_truth_frames || !HMTT_SIM_HAS_BOARD))
+    return app::fail(verb, make_error(std::string("--su-interval/--rdhpu-interval: the online units are in the C++ board "
+                                                  "model only") +
+                                      (o.rtl ? " (not yet in the RTL board top)" : "")));
   sim::ControllerSpec spec;
   spec.standard = o.standard;
   spec.map = o.map;
@@ -429,6 +440,9 @@ int run_sim(const SimOptions& o) {
       bc.config_size = cfg.config_space.bytes;
       bc.encoder = ec;
       bc.fifo_depth = o.fifo;
+      bc.units.su_interval = o.su_interval;
+      bc.units.rdhpu_interval = o.rdhpu_interval;
+      bc.units.hot_k = o.hot_k;
       if (o.link_mbps > 0) bc.rate_q16 = board::link_rate_q16(o.link_mbps * 1e6, o.links, ec.clock_khz);
 #if HMTT_SIM_HAS_RTL
       if (board_kind == "rtl") b = RtlBoardPort::create(bc);
@@ -522,8 +536,10 @@ int run_sim(const SimOptions& o) {
 
   const sim::ControllerStats st = s.stats();
   const std::string workload_name = o.replay.empty() ? o.workload : "replay " + o.replay;
-  std::uint64_t records = 0, events = 0, dropped = 0, losses = 0, orphans = 0;
+  std::uint64_t records = 0, events = 0, dropped = 0, losses = 0, orphans = 0, reports = 0, reports_lost = 0;
   for (const auto& b : boards) {
+    reports += b->reports;
+    reports_lost += b->reports_lost;
     records += b->references;
     events += b->events;
     dropped += b->dropped;
@@ -536,19 +552,30 @@ int run_sim(const SimOptions& o) {
                 "\"channels\": %u, \"workload\": \"%s\", \"requests\": %llu, \"bursts\": %llu, "
                 "\"config_accesses\": %llu, \"commands\": %llu, \"cycles\": %llu, \"avg_latency_cycles\": %.2f, "
                 "\"records\": %llu, \"events\": %llu, \"losses\": %llu, \"loss_records\": %llu, \"orphans\": %llu, "
-                "\"timing_checked\": %s, \"frames\": [",
+                "\"reports\": %llu, \"reports_lost\": %llu, \"timing_checked\": %s, \"frames\": [",
                 board_kind.c_str(), o.standard.c_str(), map->text().c_str(), o.policy.c_str(), o.ranks, o.channels,
                 workload_name.c_str(), static_cast<unsigned long long>(st.requests),
                 static_cast<unsigned long long>(st.bursts), static_cast<unsigned long long>(st.config_accesses),
                 static_cast<unsigned long long>(st.commands), static_cast<unsigned long long>(st.cycles), avg_latency,
                 static_cast<unsigned long long>(records), static_cast<unsigned long long>(events),
                 static_cast<unsigned long long>(dropped), static_cast<unsigned long long>(losses),
-                static_cast<unsigned long long>(orphans), o.check ? "true" : "false");
+                static_cast<unsigned long long>(orphans), static_cast<unsigned long long>(reports),
+                static_cast<unsigned long long>(reports_lost), o.check ? "true" : "false");
     for (unsigned ch = 0; ch < o.channels; ++ch) {
       std::printf("%s[", ch ? ", " : "");
       for (unsigned l = 0; l < o.links; ++l)
         std::printf("%s%llu", l ? ", " : "", static_cast<unsigned long long>(outputs[ch][l]->frames));
       std::printf("]");
+    }
+    std::printf("], \"channel_commands\": [");
+    for (unsigned ch = 0; ch < o.channels; ++ch) {
+      const auto& c = st.channel[ch].commands;
+      std::printf("%s{\"act\": %llu, \"rd\": %llu, \"wr\": %llu, \"pre\": %llu, \"prea\": %llu, \"ref\": %llu, "
+                  "\"row_hits\": %llu}",
+                  ch ? ", " : "", static_cast<unsigned long long>(c.activates), static_cast<unsigned long long>(c.reads),
+                  static_cast<unsigned long long>(c.writes), static_cast<unsigned long long>(c.precharges),
+                  static_cast<unsigned long long>(c.precharge_alls), static_cast<unsigned long long>(c.refreshes),
+                  static_cast<unsigned long long>(c.row_hits));
     }
     std::printf("]}\n");
   } else {
@@ -573,6 +600,10 @@ int run_sim(const SimOptions& o) {
                 board_kind.c_str(), no_board ? " (NOT a board model)" : "", static_cast<unsigned long long>(records),
                 static_cast<unsigned long long>(events), static_cast<unsigned long long>(dropped),
                 static_cast<unsigned long long>(losses), static_cast<unsigned long long>(orphans));
+    if (units)
+      std::printf("units:      SU every %u cycles, RDHPU every %u cycles (0: off), K %u: %llu reports, %llu lost\n",
+                  o.su_interval, o.rdhpu_interval, o.hot_k, static_cast<unsigned long long>(reports),
+                  static_cast<unsigned long long>(reports_lost));
     for (unsigned ch = 0; ch < o.channels; ++ch)
       for (unsigned l = 0; l < o.links; ++l) {
         const auto& out = outputs[ch][l];
@@ -630,6 +661,15 @@ void setup_sim(CLI::App& app, int& exit_code) {
                                                   "the board's FIFO")
       ->capture_default_str();
   sub->add_option("--fifo", opts->fifo, "board TX FIFO entries")->capture_default_str();
+  sub->add_option("--su-interval", opts->su_interval,
+                  "Statistic Unit: a report (commands, row-buffer hits, ACTIVEs per bank, address-bit toggles) every "
+                  "CYCLES board cycles (0: the unit is off)")
+      ->capture_default_str();
+  sub->add_option("--rdhpu-interval", opts->rdhpu_interval,
+                  "RDHPU: a report (reuse-distance histogram of 4 KiB pages, hot pages) every CYCLES board cycles "
+                  "(0: the unit is off)")
+      ->capture_default_str();
+  sub->add_option("--hot-k", opts->hot_k, "RDHPU: hot-page table entries per report (1..64)")->capture_default_str();
   sub->add_option("-o,--output", opts->out_prefix, "write PREFIX-b<board>-l<link>.pcap per link");
   sub->add_option("--ground-truth", opts->ground_truth,
                   "write every READ/WRITE the controller issued to a CSV file (cycle,channel,address,write,config_space,request)");

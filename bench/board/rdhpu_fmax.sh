@@ -4,29 +4,54 @@
 # that does not fit the HX8K gets yosys synth_xilinx resource counts instead. The property to see:
 # Fmax does not fall with depth (every cell talks only to its neighbours; what varies is placement and
 # routing, hence several seeds). docs/board.md section 11.4, docs/benchmarks.md.
+# With --fill, a constant-fill sweep instead: COPIESxDEPTH stacks side by side in the bench-only top
+# bench/board/rdhpu_fill_top.v (LFSR-driven, one output pin), so every depth fills the device about
+# equally and what remains of the Fmax change is the depth itself, not the fill or the pins.
 # Usage: bench/board/rdhpu_fmax.sh [tag_width=16] ["depths"="16 32 64 128"] ["seeds"="1 2 3"] [target_mhz=200]
+#        bench/board/rdhpu_fmax.sh --fill [tag_width=8] ["shapes"="8x16 4x32 2x64 1x128"] ["seeds"="1 2 3"] [target_mhz=200]
+#        HMTT_FMAX_LOGS=DIR keeps every nextpnr log in DIR
 #        (from anywhere; depth 128 takes a few minutes per seed on a busy machine)
 set -euo pipefail
-tw=${1:-16}
-depths=${2:-"16 32 64 128"}
+fill=0
+if [ "${1:-}" = "--fill" ]; then
+  fill=1
+  shift
+fi
+if [ $fill -eq 1 ]; then
+  tw=${1:-8}
+  depths=${2:-"8x16 4x32 2x64 1x128"}
+else
+  tw=${1:-16}
+  depths=${2:-"16 32 64 128"}
+fi
 seeds=${3:-"1 2 3"}
 mhz=${4:-200}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 src="$root/rtl/hmtt_rdhpu_stack.v"
+top=hmtt_rdhpu_stack
+if [ $fill -eq 1 ]; then
+  src="$src $root/bench/board/rdhpu_fill_top.v"
+  top=rdhpu_fill_top
+fi
 # count CELLTYPE-REGEX LOG: sum of the cells of the matching types in the last yosys stat block.
 count() {
   awk -v re="$1" '/Number of cells/{delete n} $1 ~ re && $2 ~ /^[0-9]+$/ {n[$1]=$2}
     END{s=0; for (k in n) s+=n[k]; print s}' "$2"
 }
-synth() {  # synth DEPTH PASS LOG [JSON]
-  local json=""
+synth() {  # synth DEPTH-or-COPIESxDEPTH PASS LOG [JSON]
+  local json="" params
   [ -n "${4:-}" ] && json="-json $4"
-  yosys -q -l "$3" -p "read_verilog -defer $src; chparam -set Depth $1 -set TagWidth $tw hmtt_rdhpu_stack;
-    hierarchy -top hmtt_rdhpu_stack; $2 -top hmtt_rdhpu_stack $json; stat" >/dev/null
+  if [ $fill -eq 1 ]; then
+    params="-set Copies ${1%x*} -set Depth ${1#*x}"
+  else
+    params="-set Depth $1"
+  fi
+  yosys -q -l "$3" -p "read_verilog -defer $src; chparam $params -set TagWidth $tw $top;
+    hierarchy -top $top; $2 -top $top $json; stat" >/dev/null
 }
-echo "== hmtt_rdhpu_stack, TagWidth $tw: yosys synth_ice40, nextpnr-ice40 --hx8k --package ct256 --freq $mhz, seeds $seeds"
+echo "== $top, TagWidth $tw: yosys synth_ice40, nextpnr-ice40 --hx8k --package ct256 --freq $mhz, seeds $seeds"
 printf "%-6s %-6s %-6s %-11s %-28s %-8s %-8s %s\n" depth LUT4 DFF LC "Fmax per seed (MHz)" median max \
   "critical path per seed: LUT levels/logic ns/routing ns"
 for d in $depths; do
@@ -46,6 +71,9 @@ for d in $depths; do
     cp=$(awk '/Critical path report for clock/{on=1; n=0} on && /Source/{n++}
       on && /ns logic/{print n-1 "/" $2 "/" $5; exit}' "$tmp/p$d.log")
     cps+=("$cp")
+    if [ -n "${HMTT_FMAX_LOGS:-}" ]; then  # keep the nextpnr logs (global-buffer promotion, paths)
+      mkdir -p "$HMTT_FMAX_LOGS" && cp "$tmp/p$d.log" "$HMTT_FMAX_LOGS/pnr_${top}_tw${tw}_${d}_seed$s.log"
+    fi
   done
   if [ $fit -eq 1 ]; then
     sorted=$(printf "%s\n" "${fs[@]}" | sort -n)

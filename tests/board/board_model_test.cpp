@@ -4,6 +4,7 @@
 // computed by hand or by an independent oracle.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <deque>
 #include <random>
 
@@ -431,4 +432,105 @@ TEST_CASE("link rate: the paper's set-ups") {
   CHECK(link_rate_q16(1e9, 1, 100000) == 76700);
   // DDR2-400 (200 MHz) with 3 links of 1 Gb/s: 3 * 0.625 * 1440/1538 = 1.7555 bytes/cycle.
   CHECK(link_rate_q16(1e9, 3, 200000) == 115050);
+}
+
+namespace {
+
+struct WithReports {
+  std::vector<Reference> refs;
+  std::vector<wire::DecodedReport> reports;
+};
+
+WithReports run_with_reports(BoardModel& m, const std::vector<sim::BusCycle>& bus) {
+  REQUIRE(m.consume(bus).ok());
+  REQUIRE(m.finish().ok());
+  WithReports d;
+  wire::DecodedFrame f;
+  while (m.has_frame()) {
+    auto ef = m.pop_frame();
+    REQUIRE(wire::decode_frame(ef.bytes, f).ok());  // a report split over two frames would not decode
+    d.refs.insert(d.refs.end(), f.refs.begin(), f.refs.end());
+    d.reports.insert(d.reports.end(), f.reports.begin(), f.reports.end());
+  }
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("online units: the SU and RDHPU reports join the stream, every reference stays, counts are exact") {
+  auto map = open_page();
+  SequencerTiming timing;
+  timing.t_refi = 700;
+  timing.auto_precharge_every = 5;
+  AccessSequencer seq(map, timing);
+  std::mt19937_64 rng(11);
+  // 200 pages: the stack (128) sees hits at every distance and misses.
+  for (int i = 0; i < 6000; ++i) {
+    const std::uint64_t page = (rng() % 4 == 0) ? rng() % 200 : rng() % 12;
+    seq.add(page * 4096 + (rng() % 64) * 64, (rng() & 3) == 0, static_cast<std::uint32_t>(rng() % 6));
+  }
+  auto off = *BoardModel::create(config(map));
+  const auto plain = run_with_reports(off, seq.bus());
+  CHECK(plain.reports.empty());
+  for (std::uint16_t rpf : {std::uint16_t{288}, std::uint16_t{60}}) {
+    auto cfg = config(map);
+    cfg.encoder.records_per_frame = rpf;
+    cfg.units.su_interval = 700;
+    cfg.units.rdhpu_interval = 450;
+    cfg.units.hot_k = 4;
+    auto m = *BoardModel::create(cfg);
+    const auto d = run_with_reports(m, seq.bus());
+    // Unlimited link rate: the reports delay records but drop none.
+    REQUIRE(d.refs.size() == plain.refs.size());
+    for (std::size_t i = 0; i < d.refs.size(); ++i) CHECK(d.refs[i] == plain.refs[i]);
+    // Interval numbers 0, 1, ... per unit; the last one (the partial interval) covers the end of the run.
+    const std::uint64_t end_su = (seq.bus().back().cycle + 1) / 700, end_rd = (seq.bus().back().cycle + 2 + 128) / 450;
+    std::vector<const wire::DecodedReport*> su, rd;
+    for (const auto& r : d.reports) (r.unit == 0 ? su : rd).push_back(&r);
+    // (finish() ends each unit's interval at the first cycle after the stack's last result: at most one
+    // more, empty, interval.)
+    REQUIRE(su.size() >= end_su + 1);
+    REQUIRE(su.size() <= end_su + 2);
+    REQUIRE(rd.size() >= end_rd + 1);
+    REQUIRE(rd.size() <= end_rd + 2);
+    // The SU: READ/WRITE commands per interval from the issued accesses (no orphans here: the sequencer opens rows).
+    std::vector<std::uint64_t> rw(su.size(), 0);
+    for (const auto& a : seq.issued()) ++rw[(a.cycle + 1) / 700];
+    for (std::size_t i = 0; i < su.size(); ++i) {
+      CHECK(su[i]->interval == i);
+      REQUIRE(su[i]->values.size() == 52);
+      CHECK(su[i]->values[0] + su[i]->values[1] == rw[i]);
+      CHECK(su[i]->values[2] + su[i]->values[3] == rw[i]);  // every READ/WRITE hits an open row
+    }
+    // The RDHPU: an independent exact LRU stack over the page stream, binned by the interval of cycle c+2+128.
+    std::vector<std::uint64_t> stack;
+    std::vector<std::vector<std::uint64_t>> hist(rd.size(), std::vector<std::uint64_t>(9, 0));
+    for (const auto& a : seq.issued()) {
+      const std::uint64_t p = a.address >> 12;
+      auto it = std::find(stack.begin(), stack.end(), p);
+      unsigned bin = 8;
+      if (it != stack.end()) {
+        const auto dist = static_cast<unsigned>(it - stack.begin());
+        bin = 0;
+        for (unsigned v = dist; v != 0; v >>= 1) ++bin;
+        stack.erase(it);
+      } else if (stack.size() == 128) {
+        stack.pop_back();
+      }
+      stack.insert(stack.begin(), p);
+      ++hist[(a.cycle + 2 + 128) / 450][bin];
+    }
+    for (std::size_t i = 0; i < rd.size(); ++i) {
+      CHECK(rd[i]->interval == i);
+      REQUIRE(rd[i]->values.size() == 9 + 3 * 4);
+      CHECK(std::vector<std::uint64_t>(rd[i]->values.begin(), rd[i]->values.begin() + 9) == hist[i]);
+    }
+    CHECK(m.counters().reports == su.size() + rd.size());
+    CHECK(m.counters().reports_lost == 0);
+  }
+  // A frame too small for a report is refused.
+  auto cfg = config(map);
+  cfg.encoder.records_per_frame = 40;
+  cfg.units.su_interval = 100;
+  CHECK_FALSE(BoardModel::create(cfg).ok());
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <string>
 
 namespace hmtt::board {
@@ -59,6 +60,20 @@ Result<BoardModel> BoardModel::create(const BoardConfig& c) {
   m.pops_.resize(c.fifo_depth);
   m.ref_dmax_ = (std::uint64_t{1} << wire::duration_bits(c.encoder.addr_bits)) - 1;
   m.saturate_steps_ = ((std::int64_t{c.burst_bytes} << 16) + 64 * kCost) / c.rate_q16 + 1;
+  if (c.units.su_interval != 0) {
+    m.su_.emplace(SuParams{kBoardSuRanks, kBoardSuPhysBits, 32});
+    if (m.su_->num_values() + 1 > c.encoder.records_per_frame)
+      return make_error("board: a Statistic Unit report (" + std::to_string(m.su_->num_values() + 1) +
+                        " records) does not fit a frame of " + std::to_string(c.encoder.records_per_frame) + " records");
+  }
+  if (c.units.rdhpu_interval != 0) {
+    if (c.units.hot_k < 1 || c.units.hot_k > 64)
+      return make_error("board: RDHPU hot-page entries " + std::to_string(c.units.hot_k) + ": must be 1 to 64");
+    m.rdhpu_.emplace(RdhpuParams{kBoardRdhpuDepth, kBoardRdhpuTagWidth, c.units.hot_k, 32});
+    if (m.rdhpu_->num_values() + 1 > c.encoder.records_per_frame)
+      return make_error("board: an RDHPU report (" + std::to_string(m.rdhpu_->num_values() + 1) +
+                        " records) does not fit a frame of " + std::to_string(c.encoder.records_per_frame) + " records");
+  }
   return m;
 }
 
@@ -78,6 +93,8 @@ Status BoardModel::consume(std::span<const sim::BusCycle> cycles) {
       return make_error("board: bus cycle " + std::to_string(bc.cycle) + " does not follow cycle " +
                         std::to_string(last_cycle_));
     last_cycle_ = cyc;
+    // The units step up to this cycle: all their inputs and every item pushed so far are known.
+    if (config_.units.any()) HMTT_TRY(step_units(cyc, false));
     // DCBU: the JEDEC truth table (as hmtt::sim::decode_pins), inlined.
     const auto sel = static_cast<std::uint8_t>(~bc.pins.cs_n);
     if (sel == 0 || (sel & (sel - 1)) != 0) continue;  // DESELECT, or more than one rank
@@ -85,6 +102,16 @@ Status BoardModel::consume(std::span<const sim::BusCycle> cycles) {
     const unsigned code = (bc.pins.ras_n ? 4u : 0u) | (bc.pins.cas_n ? 2u : 0u) | (bc.pins.we_n ? 1u : 0u);
     const unsigned base = rank * 8u;
     const unsigned bank = bc.pins.ba & 7u;
+    if (su_ && code != 0b000 && code != 0b111 && code != 0b110) {
+      // The SU sees the DCBU's command in the cycle after the pins (codes of hmtt_dcbu).
+      SuInputs& in = inputs_at(cyc + 1).su;
+      in.cmd_valid = true;
+      in.cmd = code == 0b011 ? 1 : code == 0b101 ? 2 : code == 0b100 ? 3 : code == 0b001 ? 6
+               : (((bc.pins.a >> sim::kAutoPrechargeBit) & 1u) ? 5 : 4);
+      in.rank = rank;
+      in.bank = bank;
+      in.ap = ((bc.pins.a >> sim::kAutoPrechargeBit) & 1u) != 0;
+    }
     switch (code) {
       case 0b011:  // ACTIVE
         ++counters_.commands;
@@ -102,7 +129,16 @@ Status BoardModel::consume(std::span<const sim::BusCycle> cycles) {
         const bool write = code == 0b100;
         ++(write ? counters_.writes : counters_.reads);
         const std::uint32_t col = bc.pins.a & ~(1u << sim::kAutoPrechargeBit);
-        HMTT_TRY(on_access(bc.cycle, row_address_[b] | column_address(col), write));
+        const std::uint64_t address = row_address_[b] | column_address(col);
+        if (config_.units.any()) {
+          // The DSMU's reference reaches the SU and the RDHPU two cycles after the pins.
+          UnitInputs& in = inputs_at(cyc + 2);
+          in.su.ref_valid = su_.has_value();
+          in.su.ref_addr = address;
+          in.acc_valid = rdhpu_.has_value();
+          in.page = address >> kBoardPageShift;
+        }
+        HMTT_TRY(on_access(bc.cycle, address, write));
         if ((bc.pins.a >> sim::kAutoPrechargeBit) & 1u) open_[b] = 0;
         break;
       }
@@ -135,7 +171,102 @@ Status BoardModel::on_event(std::uint64_t cycle, std::uint64_t address, bool wri
   ++counters_.events;
   if (index == wire::kBeginTracing) trace_state_ = 1;
   if (index == wire::kEndTracing) trace_state_ = 2;
-  return push(e);
+  return submit(e);
+}
+
+Status BoardModel::submit_reference(std::uint64_t cycle, std::uint64_t address, bool write) {
+  Entry e;
+  e.time = cycle;
+  e.write = write;
+  e.push_edge = static_cast<std::int64_t>(cycle + kPipelineLatency);
+  e.kind = ItemKind::Reference;
+  e.payload = address;
+  return submit(e);
+}
+
+Status BoardModel::submit(const Entry& item) {
+  // With the units on, items wait for their push edge: a unit's report may take an earlier edge.
+  if (!config_.units.any()) return push(item);
+  waiting_.push_back(item);
+  return Status::success();
+}
+
+BoardModel::UnitInputs& BoardModel::inputs_at(std::int64_t cycle) {
+  // Requests come in non-decreasing order of cycle, at most two behind the newest.
+  for (auto it = unit_inputs_.rbegin(); it != unit_inputs_.rend() && it->cycle >= cycle; ++it)
+    if (it->cycle == cycle) return *it;
+  UnitInputs in;
+  in.cycle = cycle;
+  auto at = unit_inputs_.end();
+  while (at != unit_inputs_.begin() && std::prev(at)->cycle > cycle) --at;
+  return *unit_inputs_.insert(at, in);
+}
+
+bool BoardModel::fifo_full_at(std::int64_t edge) {
+  const std::size_t depth = pops_.size();
+  while (size_ > 0 && pops_[head_] < edge) {
+    if (++head_ == depth) head_ = 0;
+    --size_;
+  }
+  if (size_ == 0) head_ = 0;
+  return size_ == depth;
+}
+
+Status BoardModel::step_units(std::int64_t until, bool finishing) {
+  for (; unit_cycle_ <= until; ++unit_cycle_) HMTT_TRY(step_unit_cycle(unit_cycle_, finishing));
+  return Status::success();
+}
+
+Status BoardModel::step_unit_cycle(std::int64_t x, bool finishing) {
+  // 1. The CU's item of this push edge (the command of cycle x-3) goes first.
+  bool cu_item = false;
+  while (!waiting_.empty() && waiting_.front().push_edge <= x) {
+    cu_item = cu_item || waiting_.front().push_edge == x;
+    HMTT_TRY(push(waiting_.front()));
+    waiting_.pop_front();
+  }
+  // 2. Otherwise one unit with a report waiting pushes its report item (the SU first), if the FIFO has room.
+  if (!cu_item) {
+    const bool su_wants = su_ && su_->rec_valid() && !su_port_.pushed;
+    const bool rd_wants = rdhpu_ && rdhpu_->rec_valid() && !rdhpu_port_.pushed;
+    if ((su_wants || rd_wants) && !fifo_full_at(x)) {
+      Entry e;
+      e.kind = ItemKind::Report;
+      e.payload = su_wants ? 0 : 1;
+      e.push_edge = x;
+      (su_wants ? su_port_ : rdhpu_port_).pushed = true;
+      ++counters_.reports;
+      HMTT_TRY(push(e));
+    }
+  }
+  // 3. The units' clock edge with this cycle's inputs.
+  UnitInputs in;
+  in.cycle = x;
+  if (!unit_inputs_.empty() && unit_inputs_.front().cycle == x) {
+    in = unit_inputs_.front();
+    unit_inputs_.pop_front();
+  }
+  // While finishing, each unit ends its open interval at the first cycle it is not sending (interval
+  // input 1 for that cycle), then counts on without ending another.
+  auto interval_of = [&](bool busy, bool& flushed, std::uint32_t iv) -> std::uint32_t {
+    if (!finishing) return iv;
+    if (flushed) return UINT32_MAX;
+    if (busy) return iv;
+    flushed = true;
+    return 1;
+  };
+  if (su_) {
+    const std::uint32_t iv = interval_of(su_->rec_valid(), su_flushed_, config_.units.su_interval);
+    su_->edge(in.su, su_port_.ready(x), iv);
+    if (!su_->rec_valid()) su_port_.pushed = false;
+  }
+  if (rdhpu_) {
+    const std::uint32_t iv = interval_of(rdhpu_->rec_valid(), rdhpu_flushed_, config_.units.rdhpu_interval);
+    rdhpu_->edge(in.acc_valid, in.page, rdhpu_port_.ready(x), iv);
+    if (!rdhpu_->rec_valid()) rdhpu_port_.pushed = false;
+  }
+  counters_.reports_lost = (su_ ? su_->lost() : 0) + (rdhpu_ ? rdhpu_->lost() : 0);
+  return Status::success();
 }
 
 // tokens_at, earliest_pop, admit, enqueue and spend_tokens_one_record run once per item; `inline` lets
@@ -236,6 +367,7 @@ inline void BoardModel::spend_tokens_one_record(std::int64_t k) {
 
 Status BoardModel::pop(std::int64_t k, const Entry& e) {
   const std::size_t rpf = config_.encoder.records_per_frame;
+  if (e.kind == ItemKind::Report) return pop_report(k, e);
   // A reference with no loss whose gap fits the duration field: one action (the record) in cycle k+1.
   if (e.loss == 0 && e.kind == ItemKind::Reference && e.time - encoder_.last_time() <= ref_dmax_) {
     HMTT_TRY(encoder_.add_reference(e.time, e.payload, e.write));
@@ -317,7 +449,71 @@ Status BoardModel::pop(std::int64_t k, const Entry& e) {
   return Status::success();
 }
 
+Status BoardModel::pop_report(std::int64_t k, const Entry& e) {
+  // The packer's actions from cycle k+1: [LOSS], [close the frame if the report does not fit], REPORT and
+  // its values, one record per cycle; the unit's record port is ready exactly in the report's cycles.
+  const bool su = e.payload == 0;
+  const std::vector<std::uint64_t> values = su ? su_->report_values() : rdhpu_->report_values();
+  const std::uint16_t interval = su ? su_->report_interval() : rdhpu_->report_interval();
+  const std::size_t rpf = config_.encoder.records_per_frame;
+  const std::size_t n = values.size() + 1;
+  std::vector<bool> acts;
+  if (e.loss > 0) {
+    encoder_.add_loss(e.loss);
+    ++counters_.loss_records;
+    acts.push_back(true);
+    if (++open_count_ == rpf) {
+      open_count_ = 0;
+      ++counters_.frames;
+    }
+  }
+  if (open_count_ > 0 && open_count_ + n > rpf) {
+    acts.push_back(false);
+    open_count_ = 0;
+    ++counters_.frames;
+  }
+  HMTT_TRY(encoder_.add_report(su ? 0 : 1, interval, values));
+  UnitPort& port = su ? su_port_ : rdhpu_port_;
+  port.first = k + 1 + static_cast<std::int64_t>(acts.size());
+  port.last = port.first + static_cast<std::int64_t>(n) - 1;
+  acts.insert(acts.end(), n, true);
+  open_count_ += n;
+  if (open_count_ == rpf) {
+    open_count_ = 0;
+    ++counters_.frames;
+  }
+  const std::int64_t cap = std::int64_t{config_.burst_bytes} << 16;
+  const std::int64_t rate = config_.rate_q16;
+  std::int64_t prev = k == tok_cycle_ ? tok_last_ : tokens_at(k);
+  std::int64_t cur = prev;
+  for (const bool emit : acts) {
+    prev = cur;
+    cur = std::min(cap, cur + rate) - (emit ? kCost : 0);
+  }
+  tok_cycle_ = k + static_cast<std::int64_t>(acts.size());
+  tok_last_ = cur;
+  tok_prev_ = prev;
+  packer_ready_ = tok_cycle_;
+  return Status::success();
+}
+
 Status BoardModel::finish() {
+  if (config_.units.any()) {
+    // Every item and every unit input is due by the last command + 3 (+ the stack's latency for the
+    // RDHPU); then each unit ends its open interval and its last report goes into the FIFO.
+    const std::int64_t last = std::max<std::int64_t>(last_cycle_, 0);
+    const std::int64_t end = last + 3 + (rdhpu_ ? static_cast<std::int64_t>(kBoardRdhpuDepth) : 0);
+    HMTT_TRY(step_units(end - 1, false));
+    auto done = [&] {
+      const bool su_done = !su_ || (su_flushed_ && !(su_->rec_valid() && !su_port_.pushed));
+      const bool rd_done = !rdhpu_ || (rdhpu_flushed_ && !(rdhpu_->rec_valid() && !rdhpu_port_.pushed));
+      return su_done && rd_done;
+    };
+    for (std::uint64_t guard = 0; !done(); ++guard, ++unit_cycle_) {
+      if (guard > (std::uint64_t{1} << 32)) return make_error("board: the online units' last reports never left");
+      HMTT_TRY(step_unit_cycle(unit_cycle_, true));
+    }
+  }
   if (drop_ > 0) {
     // The flush pushes a loss-only entry behind everything still in the FIFO.
     Entry e;

@@ -55,6 +55,16 @@ std::uint64_t RdhpuModel::rec() const {
   return kControl | (std::uint64_t{4} << 36) | value;
 }
 
+std::vector<std::uint64_t> RdhpuModel::report_values() const {
+  std::vector<std::uint64_t> v(snap_.bins);
+  for (const HotPage& h : snap_.hot) {
+    v.push_back(h.valid ? h.page : 0);
+    v.push_back(h.valid ? h.count : 0);
+    v.push_back(h.valid ? h.err : 0);
+  }
+  return v;
+}
+
 void RdhpuModel::edge(bool acc_valid, std::uint64_t page, bool rec_ready, std::uint32_t interval) {
   // The stack result leaving in this cycle.
   Counters upd = live_;

@@ -19,9 +19,13 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
+#include <optional>
 #include <span>
 #include <vector>
 
+#include "hmtt/board/rdhpu_model.h"
+#include "hmtt/board/su_model.h"
 #include "hmtt/result.h"
 #include "hmtt/sim/address_map.h"
 #include "hmtt/sim/command_stream.h"
@@ -35,6 +39,24 @@ inline constexpr std::uint32_t kRecordCostQ16 = 5u << 16;     // a record is 5 b
 inline constexpr std::size_t kPipelineLatency = 3;            // command cycle c -> push edge c+3
 inline constexpr std::size_t kDefaultFifoDepth = 16384;       // the paper's 16K entries
 
+// The online analysis units attached to the capture path (docs/board.md 13).
+// An interval of 0 leaves that unit out (the default: the board then sends
+// exactly what it sent without them).
+struct OnlineUnits {
+  std::uint32_t su_interval = 0;     // Statistic Unit: cycles per interval (0 = off)
+  std::uint32_t rdhpu_interval = 0;  // RDHPU: cycles per interval (0 = off)
+  unsigned hot_k = 8;                // RDHPU hot-page table entries
+  bool any() const { return su_interval != 0 || rdhpu_interval != 0; }
+};
+// The units' fixed parameters on the board: the SU of 2 ranks and 32 address
+// bits (52 values), the RDHPU's 128-entry stack of 24-bit page numbers
+// (page = physical address >> 12) and 32-bit counters.
+inline constexpr unsigned kBoardSuRanks = 2;
+inline constexpr unsigned kBoardSuPhysBits = 32;
+inline constexpr unsigned kBoardRdhpuDepth = 128;
+inline constexpr unsigned kBoardRdhpuTagWidth = 24;
+inline constexpr unsigned kBoardPageShift = 12;
+
 struct BoardConfig {
   sim::AddressMap map;
   std::uint32_t channel = 0;          // value of the map's channel field on this board
@@ -46,6 +68,7 @@ struct BoardConfig {
   std::uint32_t rate_q16 = kUnlimitedRateQ16;  // record bytes per cycle over all links, Q16.16
   std::uint32_t burst_bytes = 1472;   // token-bucket cap
   std::size_t fifo_depth = kDefaultFifoDepth;
+  OnlineUnits units;                  // SU and RDHPU (off by default)
 };
 
 // Record bytes per board cycle (Q16.16) that `links` links of `link_bits_per_s`
@@ -67,6 +90,8 @@ struct BoardCounters {
   std::uint64_t loss_records = 0;     // LOSS records sent
   std::uint64_t fifo_high_water = 0;  // max FIFO occupancy
   std::uint64_t frames = 0;           // frames closed
+  std::uint64_t reports = 0;          // REPORTs sent (SU and RDHPU)
+  std::uint64_t reports_lost = 0;     // reports lost: an interval ended while the previous one was being sent
 };
 
 class BoardModel {
@@ -87,10 +112,10 @@ class BoardModel {
   const BoardConfig& config() const { return config_; }
 
  private:
-  enum class ItemKind : std::uint8_t { Reference, Event, LossOnly };
+  enum class ItemKind : std::uint8_t { Reference, Event, LossOnly, Report };
   struct Entry {
     std::uint64_t time = 0;
-    std::uint64_t payload = 0;  // byte address or event index
+    std::uint64_t payload = 0;  // byte address, event index or report unit
     std::uint64_t loss = 0;
     std::int64_t push_edge = 0;
     ItemKind kind = ItemKind::Reference;
@@ -99,6 +124,20 @@ class BoardModel {
   struct Slice {
     unsigned shift = 0;
     std::uint64_t mask = 0;
+  };
+
+  // One online unit's report port at the TFU (docs/board.md 13).
+  struct UnitPort {
+    bool pushed = false;         // the pending report's item is in the FIFO
+    std::int64_t first = -1;     // cycles in which the packer writes its records
+    std::int64_t last = -2;
+    bool ready(std::int64_t x) const { return x >= first && x <= last; }
+  };
+  struct UnitInputs {
+    std::int64_t cycle = 0;
+    SuInputs su;
+    bool acc_valid = false;
+    std::uint64_t page = 0;
   };
 
   BoardModel(const BoardConfig& config, wire::FrameEncoder encoder);
@@ -112,6 +151,8 @@ class BoardModel {
       return on_event(cycle, address, write);
     if (!tracing()) return Status::success();
     ++counters_.references;
+    // With the online units on, items wait for their push edge (a unit's report may take an earlier one).
+    if (config_.units.any()) [[unlikely]] return submit_reference(cycle, address, write);
     return push_reference(cycle, address, write);
   }
   Status on_event(std::uint64_t cycle, std::uint64_t address, bool write);
@@ -119,6 +160,13 @@ class BoardModel {
   bool admit(std::int64_t push_edge);
   // TFU: takes an admitted item, returns its pop cycle.
   std::int64_t enqueue(std::int64_t push_edge);
+  Status submit(const Entry& item);
+  Status submit_reference(std::uint64_t cycle, std::uint64_t address, bool write);
+  UnitInputs& inputs_at(std::int64_t cycle);
+  Status step_units(std::int64_t until, bool finishing);
+  Status step_unit_cycle(std::int64_t x, bool finishing);
+  bool fifo_full_at(std::int64_t edge);
+  Status pop_report(std::int64_t k, const Entry& e);
   Status push(const Entry& item);
   Status push_reference(std::uint64_t cycle, std::uint64_t address, bool write);
   // Packer: `n` records written into the open frame (mirror of FrameEncoder's count).
@@ -164,6 +212,15 @@ class BoardModel {
   // Packer: mirror of FrameEncoder's open record count, and its tracing flag.
   std::size_t open_count_ = 0;
   std::uint8_t packer_trace_state_ = 0;
+  // Online units (empty when off), their ports, the items waiting for their push
+  // edge and the units' inputs by cycle (only while the units are on).
+  std::optional<SuModel> su_;
+  std::optional<RdhpuModel> rdhpu_;
+  UnitPort su_port_, rdhpu_port_;
+  std::deque<Entry> waiting_;
+  std::deque<UnitInputs> unit_inputs_;
+  std::int64_t unit_cycle_ = 0;  // next cycle the units step through
+  bool su_flushed_ = false, rdhpu_flushed_ = false;  // finish() ended their last interval
 };
 
 }  // namespace hmtt::board

@@ -45,6 +45,9 @@ class RdhpuModel {
   bool rec_valid() const { return sender_.busy(); }
   std::uint64_t rec() const;
   std::uint32_t lost() const { return sender_.lost(); }
+  // The report being sent (valid while rec_valid()): its interval number and values.
+  std::uint16_t report_interval() const { return snum_; }
+  std::vector<std::uint64_t> report_values() const;
 
   // Ends the current cycle with these inputs (the RTL's clock edge).
   void edge(bool acc_valid, std::uint64_t page, bool rec_ready, std::uint32_t interval);

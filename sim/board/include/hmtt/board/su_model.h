@@ -34,6 +34,9 @@ class SuModel {
   bool rec_valid() const { return sender_.busy(); }
   std::uint64_t rec() const;
   std::uint32_t lost() const { return sender_.lost(); }
+  // The report being sent (valid while rec_valid()): its interval number and values.
+  std::uint16_t report_interval() const { return snum_; }
+  const std::vector<std::uint64_t>& report_values() const { return snap_; }
 
   void edge(const SuInputs& in, bool rec_ready, std::uint32_t interval);
 
