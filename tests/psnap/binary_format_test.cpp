@@ -25,6 +25,7 @@ psnap::StreamProfile mixed_profile() {
   psnap::PsnapKnobs k;
   k.window = 3000;  // several loops, instances and merged regions in 48 K references
   k.loop_similarity = 0.75;
+  k.loop_signature = psnap::LoopSignature::Pages;  // one code region: pages tell the phases apart
   return profile_of(psnap_test::mixed(8), k);
 }
 
@@ -143,6 +144,7 @@ TEST_CASE("psnap binary profile: the worked example of docs/psnap.md, byte for b
       "\x80\x08"                            // pattern_buffer 1024
       "\x00"                                // merge_below 0
       "\x00\x00\x00\x00\x00\x00\xe0\x3f"    // loop_similarity 0.5
+      "\x01"                                // loop_signature: code
       "\x01"                                // 1 loop
       "\x01\x10\x01"                        // 1 instance, 16 references, 1 region
       "\x00"                                // flags: data, not merged, no moves
@@ -215,6 +217,8 @@ TEST_CASE("psnap binary profile: body errors name the byte and the field") {
   const Case cases[] = {
       {".window", "must be at least 1", [](psnap::StreamProfile& q) { q.knobs.window = 0; }},
       {".loop_similarity", "not within 0..1", [](psnap::StreamProfile& q) { q.knobs.loop_similarity = 1.5; }},
+      {".loop_signature", "must be 0 (pages) or 1 (code)",
+       [](psnap::StreamProfile& q) { q.knobs.loop_signature = static_cast<psnap::LoopSignature>(2); }},
       {".loops[1].references", "must be at least 1", [](psnap::StreamProfile& q) { q.loops[1].references = 0; }},
       {".loops[0].regions[1].runs", "more runs than accesses",
        [](psnap::StreamProfile& q) { q.loops[0].regions[1].runs = q.loops[0].regions[1].count + 1; }},

@@ -141,3 +141,27 @@ TEST_CASE("psnap loops: windows of the same phase share a loop; the order is run
   CHECK(one.loops.size() == 1);
   CHECK(one.order == std::vector<std::pair<std::uint32_t, std::uint64_t>>{{0, 6}});
 }
+
+TEST_CASE("psnap loops: with loop_signature=code, windows running the same code on other data are one loop") {
+  // The same eight instruction lines in every phase; the data moves to a new
+  // array every 1024 references (a loop walking a buffer).
+  std::vector<Reference> t;
+  for (std::uint64_t phase = 0; phase < 6; ++phase)
+    for (std::uint64_t i = 0; i < 512; ++i) {
+      t.push_back(ref(0x400000 + 64 * (i % 8), Kind::IFetch, 4));
+      t.push_back(ref(0x1000000 * (phase + 1) + 8 * i));
+    }
+  const auto code = profile_of(t, PsnapKnobs{.window = 1024});
+  CHECK(code.knobs.loop_signature == LoopSignature::Code);
+  REQUIRE(code.loops.size() == 1);
+  CHECK(code.loops[0].instances == 6);
+  CHECK(code.order == std::vector<std::pair<std::uint32_t, std::uint64_t>>{{0, 6}});
+  // By pages, each phase is a new loop (its data pages are new; the code page is 1 of 2).
+  const auto pages = profile_of(t, PsnapKnobs{.window = 1024, .loop_signature = LoopSignature::Pages});
+  CHECK(pages.loops.size() == 6);
+  // A window without instruction fetches falls back to its pages.
+  std::vector<Reference> data_only;
+  for (const auto& r : t)
+    if (r.kind != Kind::IFetch) data_only.push_back(r);
+  CHECK(profile_of(data_only, PsnapKnobs{.window = 512}).loops.size() == 6);
+}

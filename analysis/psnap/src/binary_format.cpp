@@ -303,6 +303,9 @@ Result<StreamProfile> decode_body(std::string_view body) {
   HMTT_READ(similarity, in.f64(".loop_similarity"));
   if (!(similarity >= 0.0 && similarity <= 1.0)) return in.fail(".loop_similarity", "not within 0..1");
   p.knobs.loop_similarity = similarity;
+  HMTT_READ(signature, in.byte(".loop_signature"));
+  if (signature > 1) return in.fail(".loop_signature", "must be 0 (pages) or 1 (code)");
+  p.knobs.loop_signature = static_cast<LoopSignature>(signature);
   HMTT_READ(nloops, in.u(".loops"));
   for (std::uint64_t li = 0; li < nloops; ++li) {
     const std::string lp = ".loops[" + std::to_string(li) + "]";
@@ -377,6 +380,7 @@ std::string encode_body(const StreamProfile& p) {
   w.u(p.knobs.pattern_buffer);
   w.u(p.knobs.merge_below);
   w.f64(p.knobs.loop_similarity);
+  w.byte(static_cast<std::uint8_t>(p.knobs.loop_signature));
   w.u(p.loops.size());
   for (const auto& l : p.loops) {
     w.u(l.instances);

@@ -56,7 +56,9 @@ class PsnapProfiler final : public Profiler {
     return {{"region_distance", std::to_string(d.region_distance), "bytes: an address this close to a region joins it"},
             {"pattern_buffer", std::to_string(d.pattern_buffer), "region runs kept per loop (the pattern buffer)"},
             {"window", "64K", "references per loop instance (segmentation when the trace carries no loop events)"},
-            {"loop_similarity", "0.5", "Jaccard index of 4 KB page sets for two windows to be the same loop (0..1)"},
+            {"loop_similarity", "0.5", "Jaccard index of two windows' signatures for them to be the same loop (0..1)"},
+            {"loop_signature", "code",
+             "a window's signature: code (its instruction lines; pages if it has none) or pages (4 KB pages touched)"},
             {"merge_below", std::to_string(d.merge_below),
              "regions accessed fewer times per window are merged into one (pointer chasing)"},
             {"encoding", "binary",
@@ -75,6 +77,11 @@ class PsnapProfiler final : public Profiler {
     if (!similarity) return similarity.error();
     auto merge = params.u64("merge_below");
     if (!merge) return merge.error();
+    auto signature = params.text("loop_signature");
+    if (!signature) return signature.error();
+    if (*signature != "code" && *signature != "pages")
+      return make_error("parameter 'loop_signature': '" + *signature + "' is not code or pages");
+    k.loop_signature = *signature == "code" ? psnap::LoopSignature::Code : psnap::LoopSignature::Pages;
     auto encoding = params.text("encoding");
     if (!encoding) return encoding.error();
     if (*encoding != "binary" && *encoding != "binary-stored" && *encoding != "json")

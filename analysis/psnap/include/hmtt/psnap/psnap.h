@@ -47,11 +47,17 @@ std::string_view stride_bin_label(int bin);
 // The bin of a label ("+8", "-256", "0", "random"), or -1.
 int stride_bin_of_label(std::string_view label);
 
+// What makes two windows the same loop (fallback segmentation): the 64-byte
+// lines of their instruction fetches (a window without any falls back to its
+// pages), or the 4 KB pages they touch.
+enum class LoopSignature : std::uint8_t { Pages = 0, Code = 1 };
+
 struct PsnapKnobs {
   std::uint64_t region_distance = 256;  // bytes: an address this close to a region joins it
   std::uint64_t pattern_buffer = 1024;  // region runs kept per loop (PSnAP footnote 4: 1 K)
   std::uint64_t window = 65536;         // fallback segmentation: references per loop instance
-  double loop_similarity = 0.5;         // Jaccard index of page sets for two windows to share a loop
+  double loop_similarity = 0.5;         // Jaccard index of signatures for two windows to share a loop
+  LoopSignature loop_signature = LoopSignature::Code;
   std::uint64_t merge_below = 4;        // regions with fewer accesses per window are merged
   bool operator==(const PsnapKnobs&) const = default;
 };
