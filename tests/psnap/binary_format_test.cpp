@@ -151,6 +151,7 @@ TEST_CASE("psnap binary profile: the worked example of docs/psnap.md, byte for b
       "\x80\x40"                            // base 0x1000 (zigzag delta from 0)
       "\x38\x00"                            // last = base + 56, first = base
       "\x10\x01\x01"                        // 16 accesses in 1 run, working set 1 line
+      "\x00\x00"                            // touched in instance 0 only (first 0, last - first 0)
       "\x01\x10"                            // kinds: read 16
       "\x01\x08\x10"                        // 1 size: 8 bytes x 16
       "\x90\x80\x02"                        // stride bins +8 and -32 (mask 0x8010)

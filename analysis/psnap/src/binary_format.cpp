@@ -79,6 +79,8 @@ void write_region(BodyWriter& w, const RegionProfile& r, std::uint64_t previous_
   w.u(r.runs);
   w.u(r.working_set);
   if (r.merged) w.u(r.merged);
+  w.u(r.first_instance);
+  w.u(r.last_instance - r.first_instance);
   std::uint8_t kinds = 0;
   for (std::size_t k = 0; k < r.kinds.size(); ++k)
     if (r.kinds[k]) kinds |= static_cast<std::uint8_t>(1u << k);
@@ -226,6 +228,11 @@ Result<RegionProfile> read_region(BodyReader& in, const std::string& path, std::
     if (merged == 0) return in.fail(path + ".merged", "flagged but zero");
     r.merged = merged;
   }
+  HMTT_READ(first_instance, in.u(path + ".first_instance"));
+  HMTT_READ(lifetime, in.u(path + ".last_instance"));
+  if (lifetime > ~first_instance) return in.fail(path + ".last_instance", "past 2^64 - 1");
+  r.first_instance = first_instance;
+  r.last_instance = first_instance + lifetime;
   HMTT_READ(kinds, in.byte(path + ".kinds"));
   if (kinds >> r.kinds.size()) return in.fail(path + ".kinds", "unknown kind bit (read, write, ifetch, modify)");
   for (std::size_t k = 0; k < r.kinds.size(); ++k) {

@@ -98,6 +98,8 @@ struct RegionAccumulator {
 
   // Folds `o` into this region (this one keeps its first address and cursor).
   void absorb(const RegionAccumulator& o) {
+    p.first_instance = std::min(p.first_instance, o.p.first_instance);
+    p.last_instance = std::max(p.last_instance, o.p.last_instance);
     p.base = std::min(p.base, o.p.base);
     p.last = std::max(p.last, o.p.last);
     p.count += o.p.count;
@@ -339,6 +341,8 @@ void StreamProfiler::State::close_window() {
       loop = l;
     }
   }
+  const std::uint64_t instance = loop == UINT32_MAX ? 0 : loops[loop].instances;
+  for (auto& w : regions) w.p.first_instance = w.p.last_instance = instance;
   std::vector<std::uint32_t> to_loop(regions.size());
   if (loop == UINT32_MAX) {
     loop = static_cast<std::uint32_t>(loops.size());

@@ -87,6 +87,11 @@ struct RegionProfile {
   // the recorded one, so a stride walk does not diffuse over the whole range.
   std::uint64_t moves = 0;
   std::array<std::uint64_t, kJumpBins> move_reuse{};
+  // The region's lifetime in its loop: the first and the last loop instance
+  // (0-based) that touched it. Replay spreads the region's accesses over
+  // those instances only, so a loop walking through fresh data keeps doing so.
+  std::uint64_t first_instance = 0;
+  std::uint64_t last_instance = 0;
   // Stride-order graph: transitions[from * kStrideBins + to] = how often a
   // stride of bin `to` followed one of bin `from` in this region.
   std::vector<std::uint64_t> transitions = std::vector<std::uint64_t>(kStrideBins * kStrideBins, 0);
