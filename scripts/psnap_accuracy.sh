@@ -4,6 +4,8 @@
 # Usage: scripts/psnap_accuracy.sh HMTT TRACE.hmtt... [-- --param key=value ...]
 # Each TRACE is an hmtt store (made by `hmtt import X.lackey -o X.hmtt`); its
 # size is the compressed size the profile is measured against.
+# SEED=N (environment) passes --seed N to hmtt synth (default 1), to see how
+# much of a difference is the replay's randomness.
 set -euo pipefail
 H=$1
 shift
@@ -18,9 +20,9 @@ echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for t in "${traces[@]}"; do
   name=$(basename "$t" .hmtt)
   "$H" profile "$t" --method psnap -o "$work/p.json" --overwrite --json "${extra[@]}" > "$work/p.sum"
-  "$H" synth "$work/p.json" -o "$work/p.hmtt" --overwrite --compare "$t" --json > "$work/p.cmp"
+  "$H" synth "$work/p.json" -o "$work/p.hmtt" --overwrite --seed "${SEED:-1}" --compare "$t" --json > "$work/p.cmp"
   "$H" profile "$t" --method irm -o "$work/i.json" --overwrite --json > /dev/null
-  "$H" synth "$work/i.json" -o "$work/i.hmtt" --overwrite --compare "$t" --json > "$work/i.cmp"
+  "$H" synth "$work/i.json" -o "$work/i.hmtt" --overwrite --seed "${SEED:-1}" --compare "$t" --json > "$work/i.cmp"
   python3 - "$name" "$t" "$work" <<'PY'
 import json, os, sys
 name, trace, work = sys.argv[1:4]

@@ -1,4 +1,4 @@
-// The JSON profile: round trip through the profiling contract, and malformed
+// The JSON profile (the `encoding=json` export): round trip through the profiling contract, and malformed
 // profiles rejected with an error that names the field (never a crash).
 #include <doctest/doctest.h>
 
@@ -15,10 +15,11 @@ std::string profile_bytes() {
   auto p = analysis::make_psnap_profiler();
   const auto t = psnap_test::two_sweeps(10);
   VectorSource src(t);
-  auto params = analysis::ProfileParams::parse({}, p->params());
+  auto params = analysis::ProfileParams::parse({"encoding=json"}, p->params());
   REQUIRE(params.ok());
   auto out = p->profile(src, *params, analysis::RunOptions{.progress = false});
   REQUIRE(out.ok());
+  REQUIRE(out->format == "json");
   return out->data;
 }
 // The error synthesize() gives for `data`; "" when it succeeds.
@@ -59,7 +60,7 @@ TEST_CASE("psnap profile: header, recognised, summary with the complexity measur
 
   const auto t = psnap_test::two_sweeps(10);
   VectorSource src(t);
-  auto params = analysis::ProfileParams::parse({}, p->params());
+  auto params = analysis::ProfileParams::parse({"encoding=json"}, p->params());
   auto out = p->profile(src, *params, analysis::RunOptions{.batch = 100, .progress = false, .limit = 1000});
   REQUIRE(out.ok());
   CHECK(out->summary["references"] == 1000);

@@ -141,3 +141,47 @@ TEST_CASE("psnap loops: windows of the same phase share a loop; the order is run
   CHECK(one.loops.size() == 1);
   CHECK(one.order == std::vector<std::pair<std::uint32_t, std::uint64_t>>{{0, 6}});
 }
+
+TEST_CASE("psnap loops: with loop_signature=code, windows running the same code on other data are one loop") {
+  // The same eight instruction lines in every phase; the data moves to a new
+  // array every 1024 references (a loop walking a buffer).
+  std::vector<Reference> t;
+  for (std::uint64_t phase = 0; phase < 6; ++phase)
+    for (std::uint64_t i = 0; i < 512; ++i) {
+      t.push_back(ref(0x400000 + 64 * (i % 8), Kind::IFetch, 4));
+      t.push_back(ref(0x1000000 * (phase + 1) + 8 * i));
+    }
+  const auto code = profile_of(t, PsnapKnobs{.window = 1024});
+  CHECK(code.knobs.loop_signature == LoopSignature::Code);
+  REQUIRE(code.loops.size() == 1);
+  CHECK(code.loops[0].instances == 6);
+  CHECK(code.order == std::vector<std::pair<std::uint32_t, std::uint64_t>>{{0, 6}});
+  // Each array lives in one instance, the code in all six; replay keeps each
+  // array to its own instance (a loop walking fresh data keeps doing so).
+  REQUIRE(code.loops[0].regions.size() == 7);
+  for (const auto& r : code.loops[0].regions) {
+    if (r.code) {
+      CHECK(r.first_instance == 0);
+      CHECK(r.last_instance == 5);
+    } else {
+      CHECK(r.first_instance == (r.base >> 24) - 1);
+      CHECK(r.last_instance == r.first_instance);
+    }
+  }
+  auto replay = make_replay(code, 0, 3);
+  auto all = collect(*replay);
+  REQUIRE(all.ok());
+  REQUIRE(all->size() == t.size());
+  std::size_t misplaced = 0;
+  for (std::size_t i = 0; i < all->size(); ++i)
+    if ((*all)[i].kind != Kind::IFetch && ((*all)[i].address >> 24) != i / 1024 + 1) ++misplaced;
+  CHECK(misplaced == 0);
+  // By pages, each phase is a new loop (its data pages are new; the code page is 1 of 2).
+  const auto pages = profile_of(t, PsnapKnobs{.window = 1024, .loop_signature = LoopSignature::Pages});
+  CHECK(pages.loops.size() == 6);
+  // A window without instruction fetches falls back to its pages.
+  std::vector<Reference> data_only;
+  for (const auto& r : t)
+    if (r.kind != Kind::IFetch) data_only.push_back(r);
+  CHECK(profile_of(data_only, PsnapKnobs{.window = 512}).loops.size() == 6);
+}

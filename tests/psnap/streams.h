@@ -25,4 +25,27 @@ inline std::vector<hmtt::Reference> two_sweeps(int reps, std::uint64_t b_lines =
   return t;
 }
 
+// A program-like mix in `phases` phases of 6000 references: instruction
+// fetches in a small code region, a sweep over one of two arrays (alternating
+// by phase, so the window segmentation finds several loops), a descending
+// stack, and pointer chasing over a large heap (random strides, merged regions).
+inline std::vector<hmtt::Reference> mixed(int phases) {
+  std::vector<hmtt::Reference> t;
+  std::uint64_t x = 7;
+  auto rnd = [&] { return (x = x * 6364136223846793005ull + 1442695040888963407ull) >> 33; };
+  for (int phase = 0; phase < phases; ++phase) {
+    const std::uint64_t arr = phase % 2 ? 0x4000000 : 0x6000000;
+    for (std::uint64_t i = 0; i < 1000; ++i) {
+      t.push_back(ref(0x400000 + 4 * (i % 24), hmtt::Kind::IFetch, 1 + static_cast<std::uint32_t>(i % 5)));
+      t.push_back(ref(arr + 8 * i));
+      t.push_back(ref(0x7ff000 - 8 * (i % 32), i % 3 ? hmtt::Kind::Write : hmtt::Kind::Modify, 4));
+      t.push_back(ref(0x10000000 + 64 * (rnd() % 100000)));
+      t.push_back(ref(0x400000 + 4 * ((i + 7) % 24), hmtt::Kind::IFetch, 3));
+      t.push_back(ref(arr + 8 * i + 0x20000 - 24 * (i % 9)));
+    }
+  }
+  for (std::size_t i = 0; i < t.size(); ++i) t[i].time = i;
+  return t;
+}
+
 }  // namespace psnap_test

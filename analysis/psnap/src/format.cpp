@@ -42,6 +42,7 @@ Json to_json(const StreamProfile& p) {
       rj["working_set"] = r.working_set;
       if (r.code) rj["code"] = true;
       if (r.merged) rj["merged"] = r.merged;
+      rj["instances_seen"] = Json::array({r.first_instance, r.last_instance});
       Json kinds = Json::object();
       for (std::size_t k = 0; k < 4; ++k)
         if (r.kinds[k]) kinds[std::string(kKindNames[k])] = r.kinds[k];
@@ -137,6 +138,18 @@ Result<RegionProfile> region_from_json(const Json& rj, const std::string& path) 
   r.working_set = *ws;
   if (r.base > r.last) return field_error(path + ".last", "below base");
   if (r.first < r.base || r.first > r.last) return field_error(path + ".first", "outside [base, last]");
+  r.last_instance = UINT64_MAX;  // absent (profiles before issue 10): every instance of the loop
+  if (const auto it = rj.find("instances_seen"); it != rj.end()) {
+    const std::string ip = path + ".instances_seen";
+    if (!it->is_array() || it->size() != 2) return field_error(ip, "expected [first, last]");
+    auto f = u64_value((*it)[0], ip + "[0]");
+    if (!f) return f.error();
+    auto l = u64_value((*it)[1], ip + "[1]");
+    if (!l) return l.error();
+    if (*l < *f) return field_error(ip + "[1]", "below the first instance");
+    r.first_instance = *f;
+    r.last_instance = *l;
+  }
   if (const auto it = rj.find("code"); it != rj.end()) {
     if (!it->is_boolean()) return field_error(path + ".code", "expected true or false");
     r.code = it->get<bool>();

@@ -56,9 +56,13 @@ class PsnapProfiler final : public Profiler {
     return {{"region_distance", std::to_string(d.region_distance), "bytes: an address this close to a region joins it"},
             {"pattern_buffer", std::to_string(d.pattern_buffer), "region runs kept per loop (the pattern buffer)"},
             {"window", "64K", "references per loop instance (segmentation when the trace carries no loop events)"},
-            {"loop_similarity", "0.5", "Jaccard index of 4 KB page sets for two windows to be the same loop (0..1)"},
+            {"loop_similarity", "0.5", "Jaccard index of two windows' signatures for them to be the same loop (0..1)"},
+            {"loop_signature", "code",
+             "a window's signature: code (its instruction lines; pages if it has none) or pages (4 KB pages touched)"},
             {"merge_below", std::to_string(d.merge_below),
-             "regions accessed fewer times per window are merged into one (pointer chasing)"}};
+             "regions accessed fewer times per window are merged into one (pointer chasing)"},
+            {"encoding", "binary",
+             "the profile file: binary (varints, deflate; docs/psnap.md), binary-stored (not compressed) or json"}};
   }
 
   Result<ProfileOutput> profile(ReferenceSource& trace, const ProfileParams& params, const RunOptions& run) override {
@@ -73,6 +77,15 @@ class PsnapProfiler final : public Profiler {
     if (!similarity) return similarity.error();
     auto merge = params.u64("merge_below");
     if (!merge) return merge.error();
+    auto signature = params.text("loop_signature");
+    if (!signature) return signature.error();
+    if (*signature != "code" && *signature != "pages")
+      return make_error("parameter 'loop_signature': '" + *signature + "' is not code or pages");
+    k.loop_signature = *signature == "code" ? psnap::LoopSignature::Code : psnap::LoopSignature::Pages;
+    auto encoding = params.text("encoding");
+    if (!encoding) return encoding.error();
+    if (*encoding != "binary" && *encoding != "binary-stored" && *encoding != "json")
+      return make_error("parameter 'encoding': '" + *encoding + "' is not binary, binary-stored or json");
     if (*pattern == 0) return make_error("parameter 'pattern_buffer': must be at least 1");
     if (*window == 0) return make_error("parameter 'window': must be at least 1");
     if (!(*similarity >= 0.0 && *similarity <= 1.0)) return make_error("parameter 'loop_similarity': must be within 0..1");
@@ -92,11 +105,17 @@ class PsnapProfiler final : public Profiler {
       for (std::size_t i = 0; i < *n && (run.limit == 0 || refs < run.limit); ++i, ++refs) profiler.access(buf[i]);
     }
     const psnap::StreamProfile p = profiler.finish();
-    Json j = json_profile_header(name(), params);
-    const Json fields = psnap::to_json(p);
-    for (const auto& [key, value] : fields.items()) j[key] = value;
     ProfileOutput out;
-    out.data = layout(j);
+    if (*encoding == "json") {
+      Json j = json_profile_header(name(), params);
+      const Json fields = psnap::to_json(p);
+      for (const auto& [key, value] : fields.items()) j[key] = value;
+      out.data = layout(j);
+    } else {
+      out.format = "binary";
+      out.data = psnap::to_binary(p, *encoding == "binary" ? psnap::BinaryCompression::Deflate
+                                                             : psnap::BinaryCompression::Stored);
+    }
     out.summary["references"] = p.references;
     out.summary["loops"] = p.loops.size();
     out.summary["regions"] = p.region_count();
@@ -106,7 +125,16 @@ class PsnapProfiler final : public Profiler {
     return out;
   }
 
+  bool recognizes(std::string_view data) const override {
+    return psnap::is_binary_profile(data) || Profiler::recognizes(data);
+  }
+
   Result<std::unique_ptr<ReferenceSource>> synthesize(std::string_view data, const SynthOptions& options) override {
+    if (psnap::is_binary_profile(data)) {
+      auto p = psnap::from_binary(data);
+      if (!p) return p.error();
+      return psnap::make_replay(std::move(*p), options.length, options.seed);
+    }
     auto j = parse_json_profile(data, name());
     if (!j) return j.error();
     auto p = psnap::from_json(*j);

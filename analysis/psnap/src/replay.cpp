@@ -172,6 +172,7 @@ class RegionWalk {
 
 struct LoopReplay {
   const LoopProfile* loop = nullptr;
+  std::uint64_t started = 0;  // instances of this loop started so far
   std::vector<RegionWalk> walks;
   std::vector<char> in_pattern;
 };
@@ -223,12 +224,20 @@ class ReplaySource final : public ReferenceSource {
     emitted_in_pass_ += len;
     left_in_instance_ = len;
     // Each region's share of this instance, from its count over the loop.
+    // A region shares only the instances of its lifetime (the recorded
+    // instances cycle when the synthetic stream is longer).
     const auto& L = *loops_[current_].loop;
+    const std::uint64_t k = L.instances ? loops_[current_].started++ % L.instances : 0;
     remaining_.assign(L.regions.size(), 0.0);
     off_pattern_ = 0;
     for (std::size_t r = 0; r < L.regions.size(); ++r) {
-      remaining_[r] = static_cast<double>(L.regions[r].count) * static_cast<double>(len) /
-                      static_cast<double>(L.references);
+      const auto& reg = L.regions[r];
+      const std::uint64_t last = std::min(reg.last_instance, L.instances ? L.instances - 1 : 0);
+      const std::uint64_t first = std::min(reg.first_instance, last);
+      if (L.instances && (k < first || k > last)) continue;
+      const double life = L.instances ? static_cast<double>(last - first + 1) / static_cast<double>(L.instances) : 1.0;
+      remaining_[r] = static_cast<double>(reg.count) * static_cast<double>(len) /
+                      (static_cast<double>(L.references) * life);
       if (!loops_[current_].in_pattern[r]) off_pattern_ += remaining_[r];
     }
     pattern_pos_ = 0;

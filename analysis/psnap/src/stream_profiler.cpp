@@ -98,6 +98,8 @@ struct RegionAccumulator {
 
   // Folds `o` into this region (this one keeps its first address and cursor).
   void absorb(const RegionAccumulator& o) {
+    p.first_instance = std::min(p.first_instance, o.p.first_instance);
+    p.last_instance = std::max(p.last_instance, o.p.last_instance);
     p.base = std::min(p.base, o.p.base);
     p.last = std::max(p.last, o.p.last);
     p.count += o.p.count;
@@ -219,7 +221,7 @@ class RegionFinder {
 struct LoopAccumulator {
   std::uint64_t instances = 0;
   std::uint64_t references = 0;
-  std::vector<std::uint64_t> pages;  // signature: sorted pages of the first window
+  std::vector<std::uint64_t> pages;  // signature of the first window (sorted keys, see State::signature)
   std::vector<std::pair<std::uint32_t, std::uint64_t>> pattern;
   std::vector<RegionAccumulator> regions;
   std::vector<std::uint32_t> alias;
@@ -266,7 +268,8 @@ struct StreamProfiler::State {
   std::vector<std::pair<std::uint32_t, std::uint64_t>> pattern;  // window-local region ids, runs
   bool pattern_full = false;
   std::uint32_t last_region = UINT32_MAX;
-  std::unordered_set<std::uint64_t> pages;
+  std::unordered_set<std::uint64_t> pages;       // 4 KB pages touched (data and code)
+  std::unordered_set<std::uint64_t> code_lines;  // 64-byte lines of instruction fetches
   // Closed windows.
   std::vector<LoopAccumulator> loops;
   std::vector<std::pair<std::uint32_t, std::uint64_t>> order;
@@ -317,8 +320,17 @@ void StreamProfiler::State::close_window() {
     p.transitions[kRandomBin * kStrideBins + kRandomBin] = p.count > 2 ? p.count - 2 : 0;
   }
 
-  // 2. Which loop: the one whose page signature overlaps most, if enough.
-  std::vector<std::uint64_t> sig(pages.begin(), pages.end());
+  // 2. Which loop: the one whose signature overlaps most, if enough. A loop
+  //    is code (PSnAP finds loops in the binary), so with loop_signature=code
+  //    the signature is the window's instruction lines, when it has any: the
+  //    same loop walking other data is still the same loop. Otherwise (or with
+  //    loop_signature=pages) it is every page touched. Keys of the two kinds
+  //    never match (low bit).
+  std::vector<std::uint64_t> sig;
+  if (knobs.loop_signature == LoopSignature::Code && !code_lines.empty())
+    for (const auto c : code_lines) sig.push_back(c << 1 | 1);
+  else
+    for (const auto pg : pages) sig.push_back(pg << 1);
   std::sort(sig.begin(), sig.end());
   std::uint32_t loop = UINT32_MAX;
   double best = -1;
@@ -329,6 +341,8 @@ void StreamProfiler::State::close_window() {
       loop = l;
     }
   }
+  const std::uint64_t instance = loop == UINT32_MAX ? 0 : loops[loop].instances;
+  for (auto& w : regions) w.p.first_instance = w.p.last_instance = instance;
   std::vector<std::uint32_t> to_loop(regions.size());
   if (loop == UINT32_MAX) {
     loop = static_cast<std::uint32_t>(loops.size());
@@ -389,6 +403,7 @@ void StreamProfiler::State::close_window() {
   pattern_full = false;
   last_region = UINT32_MAX;
   pages.clear();
+  code_lines.clear();
 }
 
 StreamProfiler::StreamProfiler(const PsnapKnobs& knobs) : s_(std::make_unique<State>(knobs)) {}
@@ -406,6 +421,7 @@ void StreamProfiler::access(const Reference& ref) {
     else s.pattern_full = true;
   }
   s.pages.insert(ref.address >> 12);
+  if (ref.kind == Kind::IFetch) s.code_lines.insert(ref.address >> 6);
   ++s.references;
   if (++s.in_window == s.knobs.window) s.close_window();
 }

@@ -47,12 +47,19 @@ std::string_view stride_bin_label(int bin);
 // The bin of a label ("+8", "-256", "0", "random"), or -1.
 int stride_bin_of_label(std::string_view label);
 
+// What makes two windows the same loop (fallback segmentation): the 64-byte
+// lines of their instruction fetches (a window without any falls back to its
+// pages), or the 4 KB pages they touch.
+enum class LoopSignature : std::uint8_t { Pages = 0, Code = 1 };
+
 struct PsnapKnobs {
   std::uint64_t region_distance = 256;  // bytes: an address this close to a region joins it
   std::uint64_t pattern_buffer = 1024;  // region runs kept per loop (PSnAP footnote 4: 1 K)
   std::uint64_t window = 65536;         // fallback segmentation: references per loop instance
-  double loop_similarity = 0.5;         // Jaccard index of page sets for two windows to share a loop
+  double loop_similarity = 0.5;         // Jaccard index of signatures for two windows to share a loop
+  LoopSignature loop_signature = LoopSignature::Code;
   std::uint64_t merge_below = 4;        // regions with fewer accesses per window are merged
+  bool operator==(const PsnapKnobs&) const = default;
 };
 
 // One memory region stream.
@@ -80,9 +87,15 @@ struct RegionProfile {
   // the recorded one, so a stride walk does not diffuse over the whole range.
   std::uint64_t moves = 0;
   std::array<std::uint64_t, kJumpBins> move_reuse{};
+  // The region's lifetime in its loop: the first and the last loop instance
+  // (0-based) that touched it. Replay spreads the region's accesses over
+  // those instances only, so a loop walking through fresh data keeps doing so.
+  std::uint64_t first_instance = 0;
+  std::uint64_t last_instance = 0;
   // Stride-order graph: transitions[from * kStrideBins + to] = how often a
   // stride of bin `to` followed one of bin `from` in this region.
   std::vector<std::uint64_t> transitions = std::vector<std::uint64_t>(kStrideBins * kStrideBins, 0);
+  bool operator==(const RegionProfile&) const = default;
 };
 
 struct LoopProfile {
@@ -92,6 +105,7 @@ struct LoopProfile {
   // region, as (region index, run length) in the order met.
   std::vector<std::pair<std::uint32_t, std::uint64_t>> pattern;
   std::vector<RegionProfile> regions;
+  bool operator==(const LoopProfile&) const = default;
 };
 
 struct StreamProfile {
@@ -103,6 +117,7 @@ struct StreamProfile {
   std::uint64_t region_count() const;
   // PSnAP equation (1): (1000 LoopCount + (80 + 3610) RegionCount) / (1000 + 80 + 3610).
   double complexity() const;
+  bool operator==(const StreamProfile&) const = default;
 };
 
 // Builds a StreamProfile in one pass over a reference stream.
@@ -125,6 +140,21 @@ class StreamProfiler {
 analysis::Json to_json(const StreamProfile& p);
 // Every error names the field, e.g. "loops[2].regions[5].strides[1]: ...".
 Result<StreamProfile> from_json(const analysis::Json& j);
+
+// The compact profile, the default file format (docs/psnap.md, "The binary
+// profile"): the 20-byte header (magic "HMTTPSNP", version 1, compression,
+// body length, CRC-32 of the body), then the body of LEB128 varints, stored
+// or deflate-compressed. It is lossless: from_binary(to_binary(p)) == p.
+inline constexpr std::string_view kBinaryMagic = "HMTTPSNP";
+enum class BinaryCompression { Stored, Deflate };
+std::string to_binary(const StreamProfile& p, BinaryCompression compression = BinaryCompression::Deflate);
+// Every error names the byte and the field: "profile: byte 16: body CRC-32
+// mismatch ...", "profile: body byte 812 (.loops[0].regions[3].runs): more runs than accesses".
+Result<StreamProfile> from_binary(std::string_view data);
+bool is_binary_profile(std::string_view data);
+// The body alone (no header, no compression, no CRC): for tests and fuzzing.
+std::string encode_body(const StreamProfile& p);
+Result<StreamProfile> decode_body(std::string_view body);
 
 // The synthetic stream of a profile: `length` references (0 = the profile's count).
 std::unique_ptr<ReferenceSource> make_replay(StreamProfile profile, std::uint64_t length, std::uint64_t seed);

@@ -1,0 +1,481 @@
+// The compact PSnAP profile (docs/psnap.md, "The binary profile"): a 20-byte
+// header, then the body of LEB128 varints, deflate-compressed. The decoder
+// checks everything from_json() checks; every error names the byte offset and
+// the field.
+#include <bit>
+#include <cstring>
+#include <string>
+
+#include <zlib.h>
+
+#include "hmtt/psnap/psnap.h"
+
+namespace hmtt::psnap {
+
+namespace {
+
+constexpr std::size_t kHeaderBytes = 20;
+constexpr std::uint8_t kVersion = 1;
+constexpr std::uint8_t kStored = 0;
+constexpr std::uint8_t kDeflate = 1;
+// Deflate expands at most ~1032:1; a header claiming more is corrupt (and
+// would make the decoder allocate for nothing).
+constexpr std::uint64_t kMaxInflation = 1032;
+constexpr std::uint8_t kFlagCode = 1, kFlagMerged = 2, kFlagMoves = 4;
+
+std::int64_t nominal(int bin) {
+  if (bin == 0 || bin >= kRandomBin) return 0;
+  return bin < 10 ? (std::int64_t{1} << (bin - 1)) : -(std::int64_t{1} << (bin - 10));
+}
+
+// |exact| - 2^k for a stride in bin +-2^k (0 <= offset < 2^k).
+std::uint64_t magnitude(std::int64_t s) {
+  return s >= 0 ? static_cast<std::uint64_t>(s) : static_cast<std::uint64_t>(-(s + 1)) + 1;
+}
+
+class BodyWriter {
+ public:
+  void u(std::uint64_t v) {
+    while (v >= 0x80) {
+      out_.push_back(static_cast<char>(static_cast<std::uint8_t>(v) | 0x80));
+      v >>= 7;
+    }
+    out_.push_back(static_cast<char>(v));
+  }
+  void s(std::int64_t v) {  // zigzag
+    u((static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63));
+  }
+  void byte(std::uint8_t b) { out_.push_back(static_cast<char>(b)); }
+  void f64(double d) {
+    const auto bits = std::bit_cast<std::uint64_t>(d);
+    for (int i = 0; i < 8; ++i) byte(static_cast<std::uint8_t>(bits >> (8 * i)));
+  }
+  std::string take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+};
+
+void put_u32(std::string& out, std::size_t at, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) out[at + static_cast<std::size_t>(i)] = static_cast<char>(static_cast<std::uint8_t>(v >> (8 * i)));
+}
+
+std::uint32_t get_u32(std::string_view in, std::size_t at) {
+  std::uint32_t v = 0;
+  for (int i = 0; i < 4; ++i) v |= std::uint32_t{static_cast<std::uint8_t>(in[at + static_cast<std::size_t>(i)])} << (8 * i);
+  return v;
+}
+
+void write_region(BodyWriter& w, const RegionProfile& r, std::uint64_t previous_base) {
+  std::uint8_t flags = 0;
+  if (r.code) flags |= kFlagCode;
+  if (r.merged) flags |= kFlagMerged;
+  if (r.moves) flags |= kFlagMoves;
+  w.byte(flags);
+  w.s(static_cast<std::int64_t>(r.base - previous_base));
+  w.u(r.last - r.base);
+  w.u(r.first - r.base);
+  w.u(r.count);
+  w.u(r.runs);
+  w.u(r.working_set);
+  if (r.merged) w.u(r.merged);
+  w.u(r.first_instance);
+  w.u(r.last_instance - r.first_instance);
+  std::uint8_t kinds = 0;
+  for (std::size_t k = 0; k < r.kinds.size(); ++k)
+    if (r.kinds[k]) kinds |= static_cast<std::uint8_t>(1u << k);
+  w.byte(kinds);
+  for (const auto c : r.kinds)
+    if (c) w.u(c);
+  w.u(r.sizes.size());
+  for (const auto& [size, c] : r.sizes) {
+    w.u(size);
+    w.u(c);
+  }
+  std::uint64_t mask = 0;
+  for (int b = 0; b < kStrideBins; ++b)
+    if (r.strides[static_cast<std::size_t>(b)]) mask |= std::uint64_t{1} << b;
+  w.u(mask);
+  for (int b = 0; b < kStrideBins; ++b) {
+    const auto bi = static_cast<std::size_t>(b);
+    if (!r.strides[bi]) continue;
+    w.u(r.strides[bi]);
+    if (b != 0 && b != kRandomBin) w.u(magnitude(r.exact[bi]) - magnitude(nominal(b)));
+  }
+  auto reuse = [&](const std::array<std::uint64_t, RegionProfile::kJumpBins>& a) {
+    std::size_t used = a.size();
+    while (used > 0 && a[used - 1] == 0) --used;
+    w.u(used);
+    for (std::size_t k = 0; k < used; ++k) w.u(a[k]);
+  };
+  reuse(r.jump_reuse);
+  if (r.moves) {
+    w.u(r.moves);
+    reuse(r.move_reuse);
+  }
+  std::uint64_t rows = 0;
+  std::array<std::uint64_t, kStrideBins> cols{};
+  for (int a = 0; a < kStrideBins; ++a)
+    for (int b = 0; b < kStrideBins; ++b)
+      if (r.transitions[static_cast<std::size_t>(a * kStrideBins + b)]) {
+        rows |= std::uint64_t{1} << a;
+        cols[static_cast<std::size_t>(a)] |= std::uint64_t{1} << b;
+      }
+  w.u(rows);
+  for (int a = 0; a < kStrideBins; ++a) {
+    if (!cols[static_cast<std::size_t>(a)]) continue;
+    w.u(cols[static_cast<std::size_t>(a)]);
+    for (int b = 0; b < kStrideBins; ++b)
+      if (const auto c = r.transitions[static_cast<std::size_t>(a * kStrideBins + b)]) w.u(c);
+  }
+}
+
+// Reads the body; every error is "profile: body byte N (field): reason".
+class BodyReader {
+ public:
+  explicit BodyReader(std::string_view body) : in_(body) {}
+
+  Error fail(const std::string& field, const std::string& what) const {
+    return make_error("profile: body byte " + std::to_string(start_) + " (" + field + "): " + what);
+  }
+  std::size_t remaining() const { return in_.size() - pos_; }
+
+  Result<std::uint64_t> u(const std::string& field) {
+    start_ = pos_;
+    std::uint64_t v = 0;
+    for (int shift = 0;; shift += 7) {
+      if (pos_ >= in_.size()) return fail(field, "the body ends inside this field");
+      const auto b = static_cast<std::uint8_t>(in_[pos_++]);
+      if (shift == 63 && b > 1) return fail(field, "varint overflows 64 bits");
+      v |= std::uint64_t{b & 0x7fu} << shift;
+      if (!(b & 0x80)) return v;
+    }
+  }
+  Result<std::int64_t> s(const std::string& field) {
+    auto v = u(field);
+    if (!v) return v.error();
+    return static_cast<std::int64_t>((*v >> 1) ^ (~(*v & 1) + 1));
+  }
+  Result<std::uint8_t> byte(const std::string& field) {
+    start_ = pos_;
+    if (pos_ >= in_.size()) return fail(field, "the body ends inside this field");
+    return static_cast<std::uint8_t>(in_[pos_++]);
+  }
+  Result<double> f64(const std::string& field) {
+    start_ = pos_;
+    if (remaining() < 8) return fail(field, "the body ends inside this field");
+    std::uint64_t bits = 0;
+    for (int i = 0; i < 8; ++i) bits |= std::uint64_t{static_cast<std::uint8_t>(in_[pos_++])} << (8 * i);
+    return std::bit_cast<double>(bits);
+  }
+  std::size_t offset() const { return pos_; }
+
+ private:
+  std::string_view in_;
+  std::size_t pos_ = 0;
+  std::size_t start_ = 0;
+};
+
+#define HMTT_READ(var, expr)          \
+  auto var##_r = (expr);              \
+  if (!var##_r) return var##_r.error(); \
+  const auto var = *var##_r
+
+Result<std::uint64_t> read_mask(BodyReader& in, const std::string& field) {
+  HMTT_READ(mask, in.u(field));
+  if (mask >> kStrideBins) return in.fail(field, "bit above the " + std::to_string(kStrideBins) + " stride bins");
+  return mask;
+}
+
+Status read_reuse(BodyReader& in, const std::string& field, std::array<std::uint64_t, RegionProfile::kJumpBins>& into,
+                  std::uint64_t limit, const char* what) {
+  HMTT_READ(n, in.u(field));
+  if (n > into.size()) return in.fail(field, "more than " + std::to_string(into.size()) + " distance bins");
+  std::uint64_t sum = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::string fk = field + "[" + std::to_string(k) + "]";
+    HMTT_READ(c, in.u(fk));
+    if (c > limit || sum > limit - c) return in.fail(fk, std::string("more returns than ") + what);
+    sum += c;
+    into[k] = c;
+  }
+  if (n > 0 && into[n - 1] == 0) return in.fail(field, "a trailing zero count (not canonical)");
+  return Status::success();
+}
+
+Result<RegionProfile> read_region(BodyReader& in, const std::string& path, std::uint64_t previous_base) {
+  RegionProfile r;
+  HMTT_READ(flags, in.byte(path + ".flags"));
+  if (flags & ~(kFlagCode | kFlagMerged | kFlagMoves)) return in.fail(path + ".flags", "reserved bits set");
+  r.code = flags & kFlagCode;
+  HMTT_READ(delta, in.s(path + ".base"));
+  r.base = previous_base + static_cast<std::uint64_t>(delta);
+  HMTT_READ(span, in.u(path + ".last"));
+  if (span > ~r.base) return in.fail(path + ".last", "past the end of the address space");
+  r.last = r.base + span;
+  HMTT_READ(first, in.u(path + ".first"));
+  if (first > span) return in.fail(path + ".first", "outside [base, last]");
+  r.first = r.base + first;
+  HMTT_READ(count, in.u(path + ".count"));
+  r.count = count;
+  HMTT_READ(runs, in.u(path + ".runs"));
+  if (runs > count) return in.fail(path + ".runs", "more runs than accesses");
+  r.runs = runs;
+  HMTT_READ(ws, in.u(path + ".working_set"));
+  r.working_set = ws;
+  if (flags & kFlagMerged) {
+    HMTT_READ(merged, in.u(path + ".merged"));
+    if (merged == 0) return in.fail(path + ".merged", "flagged but zero");
+    r.merged = merged;
+  }
+  HMTT_READ(first_instance, in.u(path + ".first_instance"));
+  HMTT_READ(lifetime, in.u(path + ".last_instance"));
+  if (lifetime > ~first_instance) return in.fail(path + ".last_instance", "past 2^64 - 1");
+  r.first_instance = first_instance;
+  r.last_instance = first_instance + lifetime;
+  HMTT_READ(kinds, in.byte(path + ".kinds"));
+  if (kinds >> r.kinds.size()) return in.fail(path + ".kinds", "unknown kind bit (read, write, ifetch, modify)");
+  for (std::size_t k = 0; k < r.kinds.size(); ++k) {
+    if (!(kinds & (1u << k))) continue;
+    const std::string f = path + ".kinds[" + std::to_string(k) + "]";
+    HMTT_READ(c, in.u(f));
+    if (c == 0) return in.fail(f, "flagged but zero");
+    r.kinds[k] = c;
+  }
+  HMTT_READ(nsizes, in.u(path + ".sizes"));
+  if (nsizes > in.remaining() / 2) return in.fail(path + ".sizes", "more sizes than the body holds");
+  for (std::size_t i = 0; i < nsizes; ++i) {
+    const std::string f = path + ".sizes[" + std::to_string(i) + "]";
+    HMTT_READ(size, in.u(f + "[0]"));
+    if (size > 4096) return in.fail(f + "[0]", "access size above 4096 bytes");
+    HMTT_READ(c, in.u(f + "[1]"));
+    r.sizes.emplace_back(static_cast<std::uint32_t>(size), c);
+  }
+  HMTT_READ(mask, read_mask(in, path + ".strides"));
+  for (int b = 0; b < kStrideBins; ++b) {
+    const auto bi = static_cast<std::size_t>(b);
+    r.exact[bi] = nominal(b);
+    if (!(mask & (std::uint64_t{1} << b))) continue;
+    const std::string f = path + ".strides." + std::string(stride_bin_label(b));
+    HMTT_READ(c, in.u(f + "[0]"));
+    if (c == 0) return in.fail(f + "[0]", "flagged but zero");
+    r.strides[bi] = c;
+    if (b == 0 || b == kRandomBin) continue;
+    HMTT_READ(offset, in.u(f + "[1]"));
+    const std::uint64_t low = magnitude(nominal(b));
+    if (offset >= low) return in.fail(f + "[1]", "stride offset " + std::to_string(offset) + " is outside the bin");
+    const auto mag = static_cast<std::int64_t>(low + offset);
+    r.exact[bi] = b < 10 ? mag : -mag;
+  }
+  HMTT_TRY(read_reuse(in, path + ".jump_reuse", r.jump_reuse, r.strides[kRandomBin], "random strides"));
+  if (flags & kFlagMoves) {
+    HMTT_READ(moves, in.u(path + ".moves"));
+    if (moves == 0) return in.fail(path + ".moves", "flagged but zero");
+    r.moves = moves;
+    HMTT_TRY(read_reuse(in, path + ".move_reuse", r.move_reuse, r.moves, "moves"));
+  }
+  HMTT_READ(rows, read_mask(in, path + ".stride_order"));
+  for (int a = 0; a < kStrideBins; ++a) {
+    if (!(rows & (std::uint64_t{1} << a))) continue;
+    const std::string rp = path + ".stride_order." + std::string(stride_bin_label(a));
+    HMTT_READ(cols, read_mask(in, rp));
+    if (cols == 0) return in.fail(rp, "an empty row");
+    for (int b = 0; b < kStrideBins; ++b) {
+      if (!(cols & (std::uint64_t{1} << b))) continue;
+      const std::string f = rp + "." + std::string(stride_bin_label(b));
+      HMTT_READ(c, in.u(f));
+      if (c == 0) return in.fail(f, "flagged but zero");
+      r.transitions[static_cast<std::size_t>(a * kStrideBins + b)] = c;
+    }
+  }
+  return r;
+}
+
+}  // namespace
+
+Result<StreamProfile> decode_body(std::string_view body) {
+  BodyReader in(body);
+  StreamProfile p;
+  HMTT_READ(refs, in.u(".references"));
+  p.references = refs;
+  HMTT_READ(window, in.u(".window"));
+  if (window == 0) return in.fail(".window", "must be at least 1");
+  p.knobs.window = window;
+  HMTT_READ(distance, in.u(".region_distance"));
+  p.knobs.region_distance = distance;
+  HMTT_READ(buffer, in.u(".pattern_buffer"));
+  p.knobs.pattern_buffer = buffer;
+  HMTT_READ(merge, in.u(".merge_below"));
+  p.knobs.merge_below = merge;
+  HMTT_READ(similarity, in.f64(".loop_similarity"));
+  if (!(similarity >= 0.0 && similarity <= 1.0)) return in.fail(".loop_similarity", "not within 0..1");
+  p.knobs.loop_similarity = similarity;
+  HMTT_READ(signature, in.byte(".loop_signature"));
+  if (signature > 1) return in.fail(".loop_signature", "must be 0 (pages) or 1 (code)");
+  p.knobs.loop_signature = static_cast<LoopSignature>(signature);
+  HMTT_READ(nloops, in.u(".loops"));
+  for (std::uint64_t li = 0; li < nloops; ++li) {
+    const std::string lp = ".loops[" + std::to_string(li) + "]";
+    LoopProfile l;
+    HMTT_READ(inst, in.u(lp + ".instances"));
+    l.instances = inst;
+    HMTT_READ(lrefs, in.u(lp + ".references"));
+    if (lrefs == 0) return in.fail(lp + ".references", "must be at least 1");
+    l.references = lrefs;
+    HMTT_READ(nregions, in.u(lp + ".regions"));
+    if (nregions == 0) return in.fail(lp + ".regions", "a loop needs at least one region");
+    std::uint64_t base = 0;
+    for (std::uint64_t ri = 0; ri < nregions; ++ri) {
+      auto r = read_region(in, lp + ".regions[" + std::to_string(ri) + "]", base);
+      if (!r) return r.error();
+      base = r->base;
+      l.regions.push_back(std::move(*r));
+    }
+    HMTT_READ(npattern, in.u(lp + ".pattern"));
+    if (npattern == 0) return in.fail(lp + ".pattern", "the pattern buffer is empty");
+    for (std::uint64_t i = 0; i < npattern; ++i) {
+      const std::string ep = lp + ".pattern[" + std::to_string(i) + "]";
+      HMTT_READ(v, in.u(ep));
+      const std::uint64_t id = v >> 1;
+      if (id >= l.regions.size())
+        return in.fail(ep, "region " + std::to_string(id) + " does not exist (the loop has " +
+                               std::to_string(l.regions.size()) + ")");
+      std::uint64_t run = 1;
+      if (v & 1) {
+        HMTT_READ(more, in.u(ep + ".run"));
+        if (more > ~std::uint64_t{0} - 2) return in.fail(ep + ".run", "run too long");
+        run = more + 2;
+      }
+      l.pattern.emplace_back(static_cast<std::uint32_t>(id), run);
+    }
+    p.loops.push_back(std::move(l));
+  }
+  HMTT_READ(norder, in.u(".order"));
+  for (std::uint64_t i = 0; i < norder; ++i) {
+    const std::string ep = ".order[" + std::to_string(i) + "]";
+    HMTT_READ(loop, in.u(ep + "[0]"));
+    if (loop >= p.loops.size()) return in.fail(ep + "[0]", "loop " + std::to_string(loop) + " does not exist");
+    HMTT_READ(n, in.u(ep + "[1]"));
+    if (n == 0) return in.fail(ep + "[1]", "must be at least 1");
+    p.order.emplace_back(static_cast<std::uint32_t>(loop), n);
+  }
+  if (p.references > 0 && p.order.empty()) return in.fail(".order", "empty, but the profile has references");
+  if (in.remaining()) {
+    (void)in.byte("end");
+    return in.fail("end", std::to_string(in.remaining() + 1) + " bytes after the profile");
+  }
+  return p;
+}
+
+#undef HMTT_READ
+
+namespace {
+
+Error header_error(std::size_t offset, const std::string& what) {
+  return make_error("profile: byte " + std::to_string(offset) + ": " + what);
+}
+
+}  // namespace
+
+bool is_binary_profile(std::string_view data) { return data.substr(0, kBinaryMagic.size()) == kBinaryMagic; }
+
+std::string encode_body(const StreamProfile& p) {
+  BodyWriter w;
+  w.u(p.references);
+  w.u(p.knobs.window);
+  w.u(p.knobs.region_distance);
+  w.u(p.knobs.pattern_buffer);
+  w.u(p.knobs.merge_below);
+  w.f64(p.knobs.loop_similarity);
+  w.byte(static_cast<std::uint8_t>(p.knobs.loop_signature));
+  w.u(p.loops.size());
+  for (const auto& l : p.loops) {
+    w.u(l.instances);
+    w.u(l.references);
+    w.u(l.regions.size());
+    std::uint64_t base = 0;
+    for (const auto& r : l.regions) {
+      write_region(w, r, base);
+      base = r.base;
+    }
+    w.u(l.pattern.size());
+    for (const auto& [id, run] : l.pattern) {
+      w.u((std::uint64_t{id} << 1) | (run != 1 ? 1 : 0));
+      if (run != 1) w.u(run - 2);
+    }
+  }
+  w.u(p.order.size());
+  for (const auto& [loop, n] : p.order) {
+    w.u(loop);
+    w.u(n);
+  }
+  return w.take();
+}
+
+std::string to_binary(const StreamProfile& p, BinaryCompression compression) {
+  const std::string body = encode_body(p);
+  std::string out(kHeaderBytes, '\0');
+  std::memcpy(out.data(), kBinaryMagic.data(), kBinaryMagic.size());
+  out[8] = static_cast<char>(kVersion);
+  out[9] = static_cast<char>(compression == BinaryCompression::Deflate ? kDeflate : kStored);
+  put_u32(out, 12, static_cast<std::uint32_t>(body.size()));
+  const auto crc = crc32(0L, reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(body.size()));
+  put_u32(out, 16, static_cast<std::uint32_t>(crc));
+  if (compression == BinaryCompression::Stored) return out + body;
+  uLongf packed = compressBound(static_cast<uLong>(body.size()));
+  out.resize(kHeaderBytes + packed);
+  const int rc = compress2(reinterpret_cast<Bytef*>(out.data() + kHeaderBytes), &packed,
+                           reinterpret_cast<const Bytef*>(body.data()), static_cast<uLong>(body.size()), Z_BEST_COMPRESSION);
+  if (rc != Z_OK) return to_binary(p, BinaryCompression::Stored);  // (only on allocation failure)
+  out.resize(kHeaderBytes + packed);
+  return out;
+}
+
+Result<StreamProfile> from_binary(std::string_view data) {
+  if (data.size() < kHeaderBytes) return header_error(data.size(), "the 20-byte header is cut short");
+  if (!is_binary_profile(data)) return header_error(0, "not a binary PSnAP profile (magic HMTTPSNP)");
+  if (static_cast<std::uint8_t>(data[8]) != kVersion)
+    return header_error(8, "version " + std::to_string(static_cast<std::uint8_t>(data[8])) + " (this reader knows 1)");
+  const auto compression = static_cast<std::uint8_t>(data[9]);
+  if (compression != kStored && compression != kDeflate)
+    return header_error(9, "unknown compression " + std::to_string(compression) + " (0 stored, 1 deflate)");
+  if (data[10] != 0 || data[11] != 0) return header_error(data[10] != 0 ? 10 : 11, "reserved, must be 0");
+  const std::uint32_t body_bytes = get_u32(data, 12);
+  const std::uint32_t crc = get_u32(data, 16);
+  const std::string_view payload = data.substr(kHeaderBytes);
+  std::string inflated;
+  std::string_view body;
+  if (compression == kStored) {
+    if (payload.size() != body_bytes)
+      return header_error(12, "body length " + std::to_string(body_bytes) + ", but " + std::to_string(payload.size()) +
+                                  " bytes follow the header");
+    body = payload;
+  } else {
+    if (body_bytes > kMaxInflation * payload.size() + 64)
+      return header_error(12, "body length " + std::to_string(body_bytes) + " is impossible for " +
+                                  std::to_string(payload.size()) + " compressed bytes");
+    inflated.resize(body_bytes);
+    uLongf out_len = body_bytes;
+    uLong in_len = static_cast<uLong>(payload.size());
+    const int rc = uncompress2(reinterpret_cast<Bytef*>(inflated.data()), &out_len,
+                               reinterpret_cast<const Bytef*>(payload.data()), &in_len);
+    if (rc != Z_OK)
+      return header_error(kHeaderBytes, std::string("the compressed body is corrupt (zlib: ") +
+                                            (rc == Z_BUF_ERROR ? "longer than the header's body length, or cut short"
+                                             : rc == Z_DATA_ERROR ? "bad deflate data"
+                                                                  : "error " + std::to_string(rc)) + ")");
+    if (out_len != body_bytes)
+      return header_error(12, "body length " + std::to_string(body_bytes) + ", but the body inflates to " +
+                                  std::to_string(out_len));
+    if (in_len != payload.size())
+      return header_error(kHeaderBytes + in_len, std::to_string(payload.size() - in_len) +
+                                                     " bytes after the compressed body");
+    body = inflated;
+  }
+  const auto actual = static_cast<std::uint32_t>(
+      crc32(0L, reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(body.size())));
+  if (actual != crc) return header_error(16, "body CRC-32 mismatch: the profile is corrupt");
+  return decode_body(body);
+}
+
+}  // namespace hmtt::psnap

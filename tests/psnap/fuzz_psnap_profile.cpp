@@ -1,0 +1,32 @@
+// Fuzz harness for the binary PSnAP profile reader and the replay behind it.
+// The first input byte picks the entry point: even = the whole file
+// (header, deflate, CRC, body), odd = the body decoder alone (a CRC would
+// otherwise stop almost every mutation before the body). Any input must give
+// a stream of at most the asked length or an error naming the byte, never a
+// crash, hang or sanitizer report.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "hmtt/psnap/psnap.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  const std::string_view rest(reinterpret_cast<const char*>(data) + 1, size - 1);
+  auto p = data[0] % 2 == 0 ? hmtt::psnap::from_binary(rest) : hmtt::psnap::decode_body(rest);
+  if (!p.ok()) {
+    if (p.error().message.rfind("profile: ", 0) != 0) __builtin_trap();  // errors name the place
+    return 0;
+  }
+  auto syn = hmtt::psnap::make_replay(std::move(*p), 4096, 1);
+  std::vector<hmtt::Reference> batch(1024);
+  std::size_t total = 0;
+  for (;;) {
+    auto n = syn->read(batch);
+    if (!n.ok() || *n == 0) break;
+    total += *n;
+    if (total > 4096) __builtin_trap();  // more than asked for
+  }
+  return 0;
+}
