@@ -156,19 +156,21 @@ int run_demo(const DemoOptions& o) {
     bool json_flag = true;  // the verb takes --json
   };
   const std::vector<Step> steps = {
-      {"2. the memory controller and the board: DDR2-400, two GigE links, timing checked",
+      {"2. the memory controller and the board: DDR2-400, two GigE links, timing checked, the board's\n"
+       "   Statistic Unit and reuse-distance unit reporting every 20000 cycles",
        {"sim", "--replay", workload, "--standard", "ddr2-400", "--links", "2", "--check", "--events-every", "20000",
-        "-o", d + "demo"}},
+        "--su-interval", "20000", "--rdhpu-interval", "20000", "-o", d + "demo"}},
       {"3. the receiver merges the two links into a store",
        {"capture", "--pcap", d + "demo-b0-l0.pcap", d + "demo-b0-l1.pcap", "-o", d + "demo.hmtt"}},
       {"4. what the store holds", {"info", d + "demo.hmtt"}},
-      {"5. analyses: caches (PSnAP hierarchies), reuse distance, stream coverage, bandwidth",
+      {"5. the board's online statistics (its own reports, no trace analysis needed)", {"stats", d + "demo.hmtt"}},
+      {"6. analyses: caches (PSnAP hierarchies), reuse distance, stream coverage, bandwidth",
        {"analyze", d + "demo.hmtt", "--with", "cache,reuse,scr,bandwidth"}},
-      {"6. a compact profile (" + method + ") of the capture",
+      {"7. a compact profile (" + method + ") of the capture",
        {"profile", d + "demo.hmtt", "--method", method, "-o", d + "demo.profile.json"}},
-      {"7. a synthetic trace from the profile, judged against the capture",
+      {"8. a synthetic trace from the profile, judged against the capture",
        {"synth", d + "demo.profile.json", "-o", d + "synthetic.hmtt", "--compare", d + "demo.hmtt"}},
-      {"8. an HTML report of the capture", {"report", d + "demo.hmtt", "-o", d + "report.html"}, false},
+      {"9. an HTML report of the capture", {"report", d + "demo.hmtt", "-o", d + "report.html"}, false},
   };
   for (const auto& st : steps) {
     auto args = st.args;
@@ -211,7 +213,7 @@ void setup_demo(CLI::App& app, int& exit_code) {
   cmd->add_option("--workdir,-C", o->workdir, "directory for every file the demo writes")->capture_default_str();
   cmd->add_option("-n,--references", o->references, "references of the built-in workload")->capture_default_str();
   cmd->add_option("--seed", o->seed, "seed of the built-in workload")->capture_default_str();
-  cmd->add_option("--method,-m", o->method, "profiling method for steps 6-7 (default: the most capable one built in)");
+  cmd->add_option("--method,-m", o->method, "profiling method for steps 7-8 (default: the most capable one built in)");
   cmd->add_flag("--json", o->json, "print one JSON object with every step's command, exit code and output");
   cmd->callback([o, &exit_code]() { exit_code = run_demo(*o); });
 }
