@@ -199,6 +199,31 @@ inline std::uint64_t mask_if(bool c) { return 0 - static_cast<std::uint64_t>(c);
 
 }  // namespace
 
+Status check_references(std::span<const Reference> refs, std::uint64_t prev_time) {
+  // One branch-free pass; only a bad run is walked again to say where.
+  bool bad = false;
+  std::uint64_t prev = prev_time;
+  for (const Reference& r : refs) {
+    bad |= r.time < prev || static_cast<unsigned>(r.kind) >= 4 || static_cast<unsigned>(r.origin) >= 4;
+    prev = r.time;
+  }
+  if (!bad) return Status::success();
+  prev = prev_time;
+  for (std::size_t i = 0; i < refs.size(); ++i) {
+    const Reference& r = refs[i];
+    if (r.time < prev) {
+      return make_error("reference " + std::to_string(i) + ": time " + std::to_string(r.time) +
+                        " is before the previous reference's time " + std::to_string(prev));
+    }
+    if (static_cast<unsigned>(r.kind) >= 4 || static_cast<unsigned>(r.origin) >= 4) {
+      return make_error("reference " + std::to_string(i) + ": kind " + std::to_string(static_cast<unsigned>(r.kind)) +
+                        " or origin " + std::to_string(static_cast<unsigned>(r.origin)) + " out of range");
+    }
+    prev = r.time;
+  }
+  return Status::success();
+}
+
 std::size_t ChunkColumns::plane_count() const { return plane_list_.size(); }
 
 std::span<const std::uint8_t> ChunkColumns::plane(std::size_t p) const { return plane_list_[p]; }
@@ -214,6 +239,7 @@ Status ChunkColumns::split(std::span<const Reference> refs) {
   grow(source_, n);
   grow(ko_, n);
   grow(residuals_, n * 10 + 8);  // + 8: varints are written a word at a time
+  HMTT_TRY(check_references(refs, refs[0].time));
   stats_ = ChunkStats{};
   stats_.refs = static_cast<std::uint32_t>(n);
   t_first_ = refs[0].time;
@@ -240,7 +266,7 @@ Status ChunkColumns::split(std::span<const Reference> refs) {
   std::array<std::uint64_t, kKindCount> by_kind = {};
   if (!use_context) {
     // The common case for board captures (no instruction fetches): the model's state in locals and
-    // the predictor chosen without branches. Order, kind and origin are checked after the loop.
+    // the predictor chosen without branches.
     std::uint64_t last[kKindCount], stride[kKindCount] = {}, lsize[kKindCount] = {};
     for (auto& v : last) v = a_first_;
     std::uint64_t* td = tdelta_.data();
@@ -248,13 +274,10 @@ Status ChunkColumns::split(std::span<const Reference> refs) {
     std::uint16_t* sc = source_.data();
     std::uint8_t* kos = ko_.data();
     std::uint64_t* df = diffs_.data();
-    bool bad = false;
     for (std::size_t i = 0; i < n; ++i) {
       const Reference& r = refs[i];
-      const auto kraw = static_cast<unsigned>(r.kind);
+      const auto k = static_cast<unsigned>(r.kind);
       const auto o = static_cast<unsigned>(r.origin);
-      bad |= r.time < prev_t || kraw >= 4 || o >= 4;
-      const unsigned k = kraw & 3;
       const std::uint64_t dt = r.time - prev_t;
       prev_t = r.time;
       const std::uint64_t a = r.address;
@@ -273,7 +296,7 @@ Status ChunkColumns::split(std::span<const Reference> refs) {
       td[i] = dt;
       sz[i] = r.size;
       sc[i] = r.source;
-      kos[i] = static_cast<std::uint8_t>(k | ((o & 3) << 2) | (sel << 4));
+      kos[i] = static_cast<std::uint8_t>(k | (o << 2) | (sel << 4));
       amin = std::min(amin, a);
       amax = std::max(amax, a);
     }
@@ -299,21 +322,6 @@ Status ChunkColumns::split(std::span<const Reference> refs) {
       kind_bits |= 1u << (v & 3);
       origin_bits |= 1u << ((v >> 2) & 3);
     }
-    if (bad) {
-      prev_t = t_first_;
-      for (std::size_t i = 0; i < n; ++i) {
-        const Reference& r = refs[i];
-        if (r.time < prev_t) {
-          return make_error("reference " + std::to_string(i) + ": time " + std::to_string(r.time) +
-                            " is before the previous reference's time " + std::to_string(prev_t));
-        }
-        if (static_cast<unsigned>(r.kind) >= 4 || static_cast<unsigned>(r.origin) >= 4) {
-          return make_error("reference " + std::to_string(i) + ": kind " + std::to_string(static_cast<unsigned>(r.kind)) +
-                            " or origin " + std::to_string(static_cast<unsigned>(r.origin)) + " out of range");
-        }
-        prev_t = r.time;
-      }
-    }
     // Row 0's delta is 0 (t_first - t_first) and is not part of the column's range.
     if (n > 1) {
       tmin = UINT64_MAX;
@@ -328,14 +336,6 @@ Status ChunkColumns::split(std::span<const Reference> refs) {
       const Reference& r = refs[i];
       const auto k = static_cast<unsigned>(r.kind);
       const auto o = static_cast<unsigned>(r.origin);
-      if (r.time < prev_t || k >= 4 || o >= 4) {
-        if (r.time < prev_t) {
-          return make_error("reference " + std::to_string(i) + ": time " + std::to_string(r.time) +
-                            " is before the previous reference's time " + std::to_string(prev_t));
-        }
-        return make_error("reference " + std::to_string(i) + ": kind " + std::to_string(k) + " or origin " +
-                          std::to_string(o) + " out of range");
-      }
       const std::uint64_t dt = r.time - prev_t;
       prev_t = r.time;
       // The first exact predictor wins (stride, context, sequential); else a residual against last[k].
@@ -780,6 +780,14 @@ std::size_t ChunkDecoder::next(std::span<Reference> out) {
     res = read_varints(res, nres, shift, rv);
     rv[nres] = 0;
     std::size_t ri = 0;
+    auto emit = [&](Reference& ref, std::size_t j, std::uint64_t time, std::uint64_t a, unsigned ko) {
+      ref.time = time;
+      ref.address = a;
+      ref.size = sv[j];
+      ref.kind = static_cast<Kind>(ko & 3);
+      ref.origin = static_cast<Origin>((ko >> 2) & 3);
+      ref.source = cv[j];
+    };
     if (!uses_context_) {
       // No row reads the context table (no predictor 1, no bit 6): every address is last[k] + something.
       for (std::size_t j = 0; j < m; ++j) {
@@ -795,22 +803,14 @@ std::size_t ChunkDecoder::next(std::span<Reference> out) {
         last[k] = a;
         lsize[k] = sv[j];
         t += tv[j];
-        Reference& ref = o[j];
-        ref.time = t;
-        ref.address = a;
-        ref.size = sv[j];
-        ref.kind = static_cast<Kind>(k);
-        ref.origin = static_cast<Origin>((ko >> 2) & 3);
-        ref.source = cv[j];
+        emit(o[j], j, t, a, ko);
       }
     } else {
       for (std::size_t j = 0; j < m; ++j) {
         const unsigned ko = kv[j];
         const unsigned k = ko & 3;
         const unsigned sel = (ko >> 4) & 3;
-        const std::uint64_t key = ctx ^ (ord << 48) ^ (std::uint64_t{k} << 60);
-        detail::AddressModel::Entry& e =
-            table[static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ULL) >> (64 - detail::AddressModel::kTableBits))];
+        detail::AddressModel::Entry& e = table[detail::AddressModel::slot_of(ctx, ord, k)];
         const std::uint64_t r = rv[ri];
         ri += sel == 3;
         // Branches, not masks, here: in an instruction-fetch trace most rows are predictor 0 or 2,
@@ -833,13 +833,7 @@ std::size_t ChunkDecoder::next(std::span<Reference> out) {
         ord = ifetch ? 0 : next_ord;
         seen_ifetch = seen_ifetch || ifetch;
         t += tv[j];
-        Reference& ref = o[j];
-        ref.time = t;
-        ref.address = a;
-        ref.size = sv[j];
-        ref.kind = static_cast<Kind>(k);
-        ref.origin = static_cast<Origin>((ko >> 2) & 3);
-        ref.source = cv[j];
+        emit(o[j], j, t, a, ko);
       }
     }
     pos_ += static_cast<std::uint32_t>(m);

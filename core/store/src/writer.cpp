@@ -179,28 +179,9 @@ void StoreWriter::Impl::stop_workers() {
 // The caller's check of the chunk about to be queued (so a worker's split cannot fail on it):
 // time order within the chunk and against the previous one, kind and origin in range.
 Status StoreWriter::Impl::check_order(std::uint64_t chunk) const {
-  const Reference* r = pending->data();
-  std::uint64_t prev = any_chunk ? prev_last_time : r[0].time;
-  bool bad = false;
-  for (std::size_t i = 0; i < npending; ++i) {
-    bad |= r[i].time < prev || static_cast<unsigned>(r[i].kind) >= 4 || static_cast<unsigned>(r[i].origin) >= 4;
-    prev = r[i].time;
-  }
-  if (!bad) return Status::success();
-  prev = any_chunk ? prev_last_time : r[0].time;
-  for (std::size_t i = 0; i < npending; ++i) {
-    const std::string where = db.path() + ": chunk " + std::to_string(chunk) + ": reference " + std::to_string(i) + ": ";
-    if (r[i].time < prev) {
-      return make_error(where + "time " + std::to_string(r[i].time) + " is before the previous reference's time " +
-                        std::to_string(prev));
-    }
-    if (static_cast<unsigned>(r[i].kind) >= 4 || static_cast<unsigned>(r[i].origin) >= 4) {
-      return make_error(where + "kind " + std::to_string(static_cast<unsigned>(r[i].kind)) + " or origin " +
-                        std::to_string(static_cast<unsigned>(r[i].origin)) + " out of range");
-    }
-    prev = r[i].time;
-  }
-  return Status::success();
+  Status st = check_references({pending->data(), npending}, any_chunk ? prev_last_time : (*pending)[0].time);
+  if (!st) return make_error(db.path() + ": chunk " + std::to_string(chunk) + ": " + st.error().message);
+  return st;
 }
 
 Status StoreWriter::Impl::flush_pending() {

@@ -92,10 +92,11 @@ struct AddressModel {
     ord = 0;
     seen_ifetch = false;
   }
-  std::size_t slot(unsigned k) const {
+  static std::size_t slot_of(std::uint64_t ctx, std::uint64_t ord, unsigned k) {
     const std::uint64_t key = ctx ^ (ord << 48) ^ (std::uint64_t{k} << 60);
     return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ULL) >> (64 - kTableBits));
   }
+  std::size_t slot(unsigned k) const { return slot_of(ctx, ord, k); }
   void update(unsigned k, std::size_t h, std::uint64_t a, std::uint32_t size) {
     stride[k] = a - last[k];
     last[k] = a;
@@ -115,6 +116,10 @@ struct AddressModel {
   }
 };
 }  // namespace detail
+
+// What a chunk may hold: times that never decrease (starting from `prev_time`), kinds and origins in
+// range. The error names the first bad reference by its index in `refs`.
+Status check_references(std::span<const Reference> refs, std::uint64_t prev_time);
 
 // Stage 1: references -> reduced columns (uncompressed planes).
 class ChunkColumns {
