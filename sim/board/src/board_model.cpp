@@ -380,13 +380,8 @@ Status BoardModel::pop(std::int64_t k, const Entry& e) {
   std::size_t m = 0;
   std::size_t extra_ovf = 0;  // OVERFLOW records beyond the 10 slots (huge gaps)
   if (e.loss > 0) {
-    encoder_.add_loss(e.loss);
-    ++counters_.loss_records;
+    pack_loss(e.loss);
     acts[m++] = true;
-    if (++open_count_ == rpf) {
-      open_count_ = 0;
-      ++counters_.frames;
-    }
   }
   if (e.kind != ItemKind::LossOnly) {
     const bool is_ref = e.kind == ItemKind::Reference;
@@ -416,11 +411,7 @@ Status BoardModel::pop(std::int64_t k, const Entry& e) {
       }
     }
     acts[m++] = true;
-    open_count_ += n_ovf + 1;
-    if (open_count_ == rpf) {
-      open_count_ = 0;
-      ++counters_.frames;
-    }
+    count_records(n_ovf + 1);
     if (!is_ref && (e.payload == wire::kBeginTracing || e.payload == wire::kEndTracing)) {
       packer_trace_state_ = e.payload == wire::kBeginTracing ? 1 : 2;
       encoder_.set_tracing(packer_trace_state_ == 1);
@@ -431,12 +422,18 @@ Status BoardModel::pop(std::int64_t k, const Entry& e) {
       }
     }
   }
-  // Token bucket over the action cycles.
+  spend_tokens(k, acts, m, extra_ovf);
+  return Status::success();
+}
+
+// Token bucket over the packer's action cycles from k+1: acts[j] says whether cycle k+1+j writes a
+// record, and `records_after` more cycles that each write one follow them.
+void BoardModel::spend_tokens(std::int64_t k, const bool* acts, std::size_t m, std::size_t records_after) {
   const std::int64_t cap = std::int64_t{config_.burst_bytes} << 16;
   const std::int64_t rate = config_.rate_q16;
   std::int64_t prev = k == tok_cycle_ ? tok_last_ : tokens_at(k);
   std::int64_t cur = prev;
-  const std::size_t total = m + extra_ovf;
+  const std::size_t total = m + records_after;
   for (std::size_t j = 0; j < total; ++j) {
     const bool emit = j < m ? acts[j] : true;
     prev = cur;
@@ -446,7 +443,13 @@ Status BoardModel::pop(std::int64_t k, const Entry& e) {
   tok_last_ = cur;
   tok_prev_ = prev;
   packer_ready_ = tok_cycle_;
-  return Status::success();
+}
+
+// Packer: a LOSS record carrying `loss` dropped items, one record of the open frame.
+void BoardModel::pack_loss(std::uint64_t loss) {
+  encoder_.add_loss(loss);
+  ++counters_.loss_records;
+  count_records(1);
 }
 
 Status BoardModel::pop_report(std::int64_t k, const Entry& e) {
@@ -457,43 +460,23 @@ Status BoardModel::pop_report(std::int64_t k, const Entry& e) {
   const std::uint16_t interval = su ? su_->report_interval() : rdhpu_->report_interval();
   const std::size_t rpf = config_.encoder.records_per_frame;
   const std::size_t n = values.size() + 1;
-  std::vector<bool> acts;
+  bool acts[2];  // before the report's records: [LOSS record] [frame close, no record]
+  std::size_t m = 0;
   if (e.loss > 0) {
-    encoder_.add_loss(e.loss);
-    ++counters_.loss_records;
-    acts.push_back(true);
-    if (++open_count_ == rpf) {
-      open_count_ = 0;
-      ++counters_.frames;
-    }
+    pack_loss(e.loss);
+    acts[m++] = true;
   }
   if (open_count_ > 0 && open_count_ + n > rpf) {
-    acts.push_back(false);
+    acts[m++] = false;
     open_count_ = 0;
     ++counters_.frames;
   }
   HMTT_TRY(encoder_.add_report(su ? 0 : 1, interval, values));
   UnitPort& port = su ? su_port_ : rdhpu_port_;
-  port.first = k + 1 + static_cast<std::int64_t>(acts.size());
+  port.first = k + 1 + static_cast<std::int64_t>(m);
   port.last = port.first + static_cast<std::int64_t>(n) - 1;
-  acts.insert(acts.end(), n, true);
-  open_count_ += n;
-  if (open_count_ == rpf) {
-    open_count_ = 0;
-    ++counters_.frames;
-  }
-  const std::int64_t cap = std::int64_t{config_.burst_bytes} << 16;
-  const std::int64_t rate = config_.rate_q16;
-  std::int64_t prev = k == tok_cycle_ ? tok_last_ : tokens_at(k);
-  std::int64_t cur = prev;
-  for (const bool emit : acts) {
-    prev = cur;
-    cur = std::min(cap, cur + rate) - (emit ? kCost : 0);
-  }
-  tok_cycle_ = k + static_cast<std::int64_t>(acts.size());
-  tok_last_ = cur;
-  tok_prev_ = prev;
-  packer_ready_ = tok_cycle_;
+  count_records(n);
+  spend_tokens(k, acts, m, n);
   return Status::success();
 }
 

@@ -179,6 +179,8 @@ class BoardModel {
   }
   // Token bucket: the packer's one action for an entry popped in cycle k is a record in cycle k+1.
   void spend_tokens_one_record(std::int64_t k);
+  void spend_tokens(std::int64_t k, const bool* acts, std::size_t m, std::size_t records_after);
+  void pack_loss(std::uint64_t loss);
   std::int64_t earliest_pop(std::int64_t k0) const;
   std::int64_t tokens_at(std::int64_t cycle) const;
   Status pop(std::int64_t cycle, const Entry& e);
