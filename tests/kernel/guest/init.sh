@@ -15,22 +15,38 @@ done
 i=0
 while [ ! -b /dev/vda ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 
+# A guest that stops making progress says where: after 180 s (the checks
+# need under a minute) the blocked tasks and every CPU's backtrace go to the
+# console. The host tells such a guest from a frozen emulator by this line.
+(sleep 180; echo 8 > /proc/sys/kernel/printk
+ echo "HMTT-WATCHDOG $(cut -d' ' -f1 /proc/uptime)"
+ echo w > /proc/sysrq-trigger; echo l > /proc/sysrq-trigger) &
+
 M=/lib/modules/hmtt.ko
 if [ "$ktest_mode" = cfgspy ]; then
 	# Second boot, under the cfgspy TCG plugin that records every access
 	# to the config space: I-Codes from user space, then a window of
 	# probe records (the 16 KiB buffers overflow) dumped for the host.
+	spystep() { echo "HMTT-SPYSTEP $* $(cut -d' ' -f1 /proc/uptime)"; }
+	spystep insmod
 	insmod $M base=$ktest_base size=$ktest_size buf_kb=16
+	spystep icode
 	/bin/hmtt-ktest icode
+	spystep drain
 	/bin/hmttctl logs > /dev/null
+	spystep probes-on
 	/bin/hmttctl probes syscall,sched
+	spystep traced-dd
 	sh -c '/bin/hmttctl trace $$ && exec dd if=/dev/zero of=/dev/null bs=1 count=1500 2>/dev/null'
+	spystep probes-off
 	/bin/hmttctl probes none
 	/bin/hmttctl untrace all
+	spystep dump
 	/bin/hmttctl --json status | sed 's/^/HMTT-STATUS-SPY /'
 	echo "HMTT-RAWLOG-BEGIN"
 	/bin/hmttctl logs --raw | base64
 	echo "HMTT-RAWLOG-END"
+	spystep rmmod
 	rmmod hmtt
 	echo HMTT-TIER-DONE
 	poweroff -f
