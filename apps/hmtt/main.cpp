@@ -1,6 +1,12 @@
 // hmtt: one command, verbs in the style of git and perf. main only creates the
 // app, lets each verb register itself, requires a verb and parses.
+#include <nlohmann/json.hpp>
+
 #include "verb.h"
+
+std::string hmtt::app::json_quote(const std::string& s) {
+  return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 int main(int argc, char** argv) {
   CLI::App app{

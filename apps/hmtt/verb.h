@@ -26,4 +26,8 @@ inline int fail(const std::string& verb, const hmtt::Error& e) {
   return kExitError;
 }
 
+// A JSON string literal (paths may hold quotes, backslashes or control bytes;
+// bytes that are not UTF-8 are replaced, so the line always parses).
+std::string json_quote(const std::string& s);
+
 }  // namespace hmtt::app

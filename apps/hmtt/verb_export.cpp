@@ -8,24 +8,6 @@
 
 namespace {
 
-// A JSON string literal (paths may hold quotes, backslashes or control bytes).
-std::string json_str(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
-
 struct ExportVerbOptions {
   std::string input;
   std::string input_format = "auto";
@@ -58,7 +40,7 @@ int run_export(const ExportVerbOptions& o) {
   auto fname = format_name(opts.format);
   if (o.json) {
     std::printf("{\"input\": %s, \"output\": %s, \"format\": \"%.*s\", \"references\": %llu, \"by_kind\": {",
-                json_str(o.input).c_str(), json_str(o.output).c_str(), static_cast<int>(fname.size()), fname.data(),
+                hmtt::app::json_quote(o.input).c_str(), hmtt::app::json_quote(o.output).c_str(), static_cast<int>(fname.size()), fname.data(),
                 static_cast<unsigned long long>(c.references));
     for (int k = 0; k < hmtt::kKindCount; ++k) {
       auto name = hmtt::kind_name(static_cast<hmtt::Kind>(k));

@@ -8,24 +8,6 @@
 
 namespace {
 
-// A JSON string literal (paths may hold quotes, backslashes or control bytes).
-std::string json_str(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
-
 struct ImportVerbOptions {
   std::string input;
   std::string format = "auto";
@@ -63,7 +45,7 @@ int run_import(const ImportVerbOptions& o) {
   if (o.json) {
     std::printf("{\"input\": %s, \"format\": \"%.*s\", \"output\": %s, \"bytes\": %llu, \"lines\": %llu, "
                 "\"references\": %llu, \"by_kind\": {",
-                json_str(o.input).c_str(), static_cast<int>(fname.size()), fname.data(), json_str(o.output).c_str(),
+                hmtt::app::json_quote(o.input).c_str(), static_cast<int>(fname.size()), fname.data(), hmtt::app::json_quote(o.output).c_str(),
                 static_cast<unsigned long long>(s->bytes), static_cast<unsigned long long>(c.lines),
                 static_cast<unsigned long long>(c.references));
     print_kinds(c.by_kind, true);
