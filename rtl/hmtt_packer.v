@@ -105,13 +105,19 @@ module hmtt_packer #(
   reg [1:0]       trc_q, trc_d;
   reg             rfirst_q, rfirst_d, rfirst_a;  // StRep has not acted yet (close-before decision)
   reg [8:0]       rrem_q, rrem_d, rrem_a;        // report records still to write
+  reg             rlast_q, rlast_d, rlast_a;     // rrem_q == 1: the next record is the report's last
+  reg [9:0]       rlim_q, rlim_d;                // rpf_i - n: more records than this in the frame = close
+  // The report's close-before decision for StRep's first cycle, registered: the open frame is not empty
+  // and cannot hold the n records (cnt + n > rpf_i, i.e. cnt > rlim). Computed at the load from the count
+  // after this cycle's action, and again in StLoss after the LOSS record.
+  reg             rclose_q, rclose_d, rclose_a;
 
   wire tracing = (trc_q == TrUnset) ? trace_on_reset_i : (trc_q == TrOn);
-  // A report has n >= 2 records, so its last record (rrem_q == 1) is never its first action.
+  // A report has n >= 2 records, so its last record (rlast_q) is never its first action.
   wire last_action = (st_q == StRec) || (st_q == StLoss && kind_q == KindLoss) ||
-                     (st_q == StRep && rrem_q == 9'd1);
-  // The report's close-before: the open frame is not empty and cannot hold its n records.
-  wire rep_close = rfirst_q && (cnt_q != 9'd0) && (({1'b0, cnt_q} + {1'b0, data_q[8:0]}) > {1'b0, rpf_i});
+                     (st_q == StRep && rlast_q);
+  // The report's close-before (registered decision, see rclose_q).
+  wire rep_close = rfirst_q && rclose_q;
   wire ready = (st_q == StIdle) || last_action;
 
   // Records of the current entry.
@@ -162,6 +168,10 @@ module hmtt_packer #(
   wire        after1 = !cnt_clear && (cnt_step ? near2 : near1);
   wire        after2 = !cnt_clear && (cnt_step ? near3 : near2);
   wire        closeb = !fits && !big && ((ent_loss_i != 36'd0) ? after2 : after1);
+  // A report's close-before from the count after this cycle's action: cnt_d = 0 never closes, cnt_q + 1
+  // closes if cnt_q + 1 > rpf_i - n, cnt_q if cnt_q > rpf_i - n (which implies cnt_q != 0).
+  wire [9:0]  rep_lim = {1'b0, rpf_i} - {1'b0, ent_data_i[8:0]};
+  wire        rep_closeb = !cnt_clear && (cnt_step ? ({1'b0, cnt_q} >= rep_lim) : ({1'b0, cnt_q} > rep_lim));
   // StBig, from the registered gap in ovf_q: n = ceil(g / (2^36-1)) = hi + (lo + hi <= 2^36-1 ? 1 : 2)
   // (hi > 0 here) with g = hi * 2^36 + lo; lo + hi <= 2^36-1 <=> lo <= ~hi, no adder.
   wire [27:0] big_hi = ovf_q[63:36];
@@ -177,7 +187,7 @@ module hmtt_packer #(
   always @* begin
     st_a = st_q; ovf_a = ovf_q; ovf_nz_a = ovf_nz_q; ovf_more_a = ovf_more_q;
     last_d = last_q; cnt_d = cnt_q; trc_d = trc_q;
-    rfirst_a = rfirst_q; rrem_a = rrem_q;
+    rfirst_a = rfirst_q; rrem_a = rrem_q; rlast_a = rlast_q; rclose_a = rclose_q;
     rec_valid = 1'b0;
     rep_ready = 1'b0;
     rec = 40'd0;
@@ -203,6 +213,9 @@ module hmtt_packer #(
           cnt_d = 9'd0;
           cnt_clear = 1'b1;
         end
+        // A report after its LOSS: close first unless the frame is empty after the LOSS (cnt_d = 0 or
+        // cnt_q + 1) or holds the report (cnt_q + 1 + n <= rpf_i).
+        rclose_a = !near1 && ({1'b0, cnt_q} >= rlim_q);
         if (kind_q == KindLoss) st_a = StIdle;
         else if (kind_q == KindRep) st_a = StRep;
         else if (ovf_more_q) st_a = StBig;
@@ -266,7 +279,8 @@ module hmtt_packer #(
             cnt_clear = 1'b1;
           end
           rrem_a = rrem_q - 9'd1;
-          if (rrem_q == 9'd1) st_a = StIdle;
+          rlast_a = (rrem_q == 9'd2);
+          if (rlast_q) st_a = StIdle;
         end
       end
       default: begin
@@ -287,7 +301,7 @@ module hmtt_packer #(
     loss_d = loss_q; closeb_d = closeb_q; ovf_d = ovf_a; dur_d = dur_q;
     ovf_nz_d = ovf_nz_a; ovf_more_d = ovf_more_a;
     is_begin_d = is_begin_q; is_end_d = is_end_q;
-    rfirst_d = rfirst_a; rrem_d = rrem_a;
+    rfirst_d = rfirst_a; rrem_d = rrem_a; rlast_d = rlast_a; rclose_d = rclose_a; rlim_d = rlim_q;
     if (ent_valid_i) begin
       is_begin_d = (ent_kind_i != KindRef) && (ent_data_i == {DataW{1'b0}});
       is_end_d   = (ent_kind_i != KindRef) && (ent_data_i == {{(DataW-1){1'b0}}, 1'b1});
@@ -303,6 +317,9 @@ module hmtt_packer #(
       dur_d    = fits ? gap : 64'd0;
       rfirst_d = 1'b1;
       rrem_d   = ent_data_i[8:0];
+      rlast_d  = 1'b0;  // n >= 2
+      rlim_d   = rep_lim;
+      rclose_d = rep_closeb;
       if (ent_loss_i != 36'd0) st_d = StLoss;
       else if (ent_kind_i == KindRep) st_d = StRep;
       else if (big) st_d = StBig;
@@ -333,6 +350,9 @@ module hmtt_packer #(
       is_end_q <= 1'b0;
       rfirst_q <= 1'b0;
       rrem_q   <= 9'd0;
+      rlast_q  <= 1'b0;
+      rlim_q   <= 10'd0;
+      rclose_q <= 1'b0;
     end else begin
       st_q     <= st_d;
       kind_q   <= kind_d;
@@ -353,6 +373,9 @@ module hmtt_packer #(
       is_end_q <= is_end_d;
       rfirst_q <= rfirst_d;
       rrem_q   <= rrem_d;
+      rlast_q  <= rlast_d;
+      rlim_q   <= rlim_d;
+      rclose_q <= rclose_d;
     end
   end
 
