@@ -99,18 +99,19 @@ module hmtt_capture #(
     end
   end
 
-  wire             ready, flag, idle;
+  wire             ready, flag, idle, rep_ready, rep_unit;
   wire [TimeW-1:0] base;
   hmtt_packer #(.TimeW(TimeW), .DataW(PhysW)) u_packer (
     .clk_i(clk_i), .rst_ni(rst_ni), .rpf_i(9'd288), .trace_on_reset_i(1'b1), .flush_i(1'b0),
     .fifo_idle_i(1'b1), .ent_valid_i(s_valid_q && ready), .ent_kind_i({1'b0, s_event_q}),
     .ent_write_i(s_write_q), .ent_data_i(s_data_q), .ent_time_i(s_time_q), .ent_gap_i(s_gap_q),
     .ent_loss_i(36'd0),
+    .rep_rec_i(40'd0), .rep_ready_o(rep_ready), .rep_unit_o(rep_unit),
     .ready_o(ready), .rec_valid_o(rec_valid_o), .rec_o(rec_o), .close_o(close_o), .base_o(base),
     .flag_o(flag), .idle_o(idle)
   );
 
-  wire unused_capture = ^{orphan, tracing, base, flag, idle};
+  wire unused_capture = ^{orphan, tracing, base, flag, idle, rep_ready, rep_unit};
 
   assign lost_o = s_valid_q && !ready;
 

@@ -12,6 +12,12 @@
 //   3. n_ovf OVERFLOW records (2^36-1 each, the last one the remainder);
 //   4. the reference record (duration g, or 0 after OVERFLOW) or EVENT record
 //      (12-bit duration); last_time := t.
+// A report entry (kind 3, an online unit's report, docs/board.md 13; write bit =
+// unit, data = its record count n = NV + 1) takes: the LOSS record if it carries
+// a loss count; a frame close (no record) if the open frame is not empty and
+// cannot hold the n records; then the n records one per cycle, taken from
+// rep_rec_i, with rep_ready_o high exactly in those cycles (the unit's
+// rec_ready). A report carries no time: last_time stays. rpf_i must be >= n.
 // A frame closes after the record that fills it (rpf_i records), after an END
 // TRACING event, and on flush_i once the FIFO is idle and the packer idle.
 // base_o/flag_o give the frame's base_time and tracing flag for the framer,
@@ -51,6 +57,10 @@ module hmtt_packer #(
   input  wire [63:0]      ent_gap_i,         // ent_time_i - time of the previous time-carrying entry
   input  wire [35:0]      ent_loss_i,
   output wire             ready_o,
+  // Report records of the unit whose report entry is being packed
+  input  wire [39:0]      rep_rec_i,
+  output wire             rep_ready_o,       // rep_rec_i is written this cycle
+  output wire             rep_unit_o,        // that unit (0 SU, 1 RDHPU)
   // Records to the framer
   output wire             rec_valid_o,
   output wire [39:0]      rec_o,
@@ -68,8 +78,10 @@ module hmtt_packer #(
   localparam [2:0] StRec   = 3'd4;
   localparam [2:0] StBig   = 3'd5;  // gap >= 2^36: two cycles to count the OVERFLOW chain
   localparam [2:0] StBig2  = 3'd6;
+  localparam [2:0] StRep   = 3'd7;  // a unit's report: [close], then its records
   localparam [1:0] KindRef  = 2'd0;
   localparam [1:0] KindLoss = 2'd2;
+  localparam [1:0] KindRep  = 2'd3;
   localparam [1:0] TrUnset = 2'd0;
   localparam [1:0] TrOn    = 2'd1;
   localparam [1:0] TrOff   = 2'd2;
@@ -91,9 +103,21 @@ module hmtt_packer #(
   reg [TimeW-1:0] last_q, last_d;
   reg [8:0]       cnt_q, cnt_d;
   reg [1:0]       trc_q, trc_d;
+  reg             rfirst_q, rfirst_d, rfirst_a;  // StRep has not acted yet (close-before decision)
+  reg [8:0]       rrem_q, rrem_d, rrem_a;        // report records still to write
+  reg             rlast_q, rlast_d, rlast_a;     // rrem_q == 1: the next record is the report's last
+  reg [9:0]       rlim_q, rlim_d;                // rpf_i - n: more records than this in the frame = close
+  // The report's close-before decision for StRep's first cycle, registered: the open frame is not empty
+  // and cannot hold the n records (cnt + n > rpf_i, i.e. cnt > rlim). Computed at the load from the count
+  // after this cycle's action, and again in StLoss after the LOSS record.
+  reg             rclose_q, rclose_d, rclose_a;
 
   wire tracing = (trc_q == TrUnset) ? trace_on_reset_i : (trc_q == TrOn);
-  wire last_action = (st_q == StRec) || (st_q == StLoss && kind_q == KindLoss);
+  // A report has n >= 2 records, so its last record (rlast_q) is never its first action.
+  wire last_action = (st_q == StRec) || (st_q == StLoss && kind_q == KindLoss) ||
+                     (st_q == StRep && rlast_q);
+  // The report's close-before (registered decision, see rclose_q).
+  wire rep_close = rfirst_q && rclose_q;
   wire ready = (st_q == StIdle) || last_action;
 
   // Records of the current entry.
@@ -118,7 +142,7 @@ module hmtt_packer #(
   wire is_begin = is_begin_q;
   wire is_end = is_end_q;
 
-  reg        rec_valid, close;
+  reg        rec_valid, close, rep_ready;
   reg [39:0] rec;
   reg [8:0]  cnt_inc;
   reg        cnt_step, cnt_clear;  // this cycle's action: cnt_d = cnt_q + 1, or cnt_d = 0
@@ -144,6 +168,10 @@ module hmtt_packer #(
   wire        after1 = !cnt_clear && (cnt_step ? near2 : near1);
   wire        after2 = !cnt_clear && (cnt_step ? near3 : near2);
   wire        closeb = !fits && !big && ((ent_loss_i != 36'd0) ? after2 : after1);
+  // A report's close-before from the count after this cycle's action: cnt_d = 0 never closes, cnt_q + 1
+  // closes if cnt_q + 1 > rpf_i - n, cnt_q if cnt_q > rpf_i - n (which implies cnt_q != 0).
+  wire [9:0]  rep_lim = {1'b0, rpf_i} - {1'b0, ent_data_i[8:0]};
+  wire        rep_closeb = !cnt_clear && (cnt_step ? ({1'b0, cnt_q} >= rep_lim) : ({1'b0, cnt_q} > rep_lim));
   // StBig, from the registered gap in ovf_q: n = ceil(g / (2^36-1)) = hi + (lo + hi <= 2^36-1 ? 1 : 2)
   // (hi > 0 here) with g = hi * 2^36 + lo; lo + hi <= 2^36-1 <=> lo <= ~hi, no adder.
   wire [27:0] big_hi = ovf_q[63:36];
@@ -159,7 +187,9 @@ module hmtt_packer #(
   always @* begin
     st_a = st_q; ovf_a = ovf_q; ovf_nz_a = ovf_nz_q; ovf_more_a = ovf_more_q;
     last_d = last_q; cnt_d = cnt_q; trc_d = trc_q;
+    rfirst_a = rfirst_q; rrem_a = rrem_q; rlast_a = rlast_q; rclose_a = rclose_q;
     rec_valid = 1'b0;
+    rep_ready = 1'b0;
     rec = 40'd0;
     close = 1'b0;
     cnt_inc = cnt_q + 9'd1;
@@ -183,7 +213,11 @@ module hmtt_packer #(
           cnt_d = 9'd0;
           cnt_clear = 1'b1;
         end
+        // A report after its LOSS: close first unless the frame is empty after the LOSS (cnt_d = 0 or
+        // cnt_q + 1) or holds the report (cnt_q + 1 + n <= rpf_i).
+        rclose_a = !near1 && ({1'b0, cnt_q} >= rlim_q);
         if (kind_q == KindLoss) st_a = StIdle;
+        else if (kind_q == KindRep) st_a = StRep;
         else if (ovf_more_q) st_a = StBig;
         else if (closeb_q) st_a = StClose;
         else if (ovf_nz_q) st_a = StOvf;
@@ -227,6 +261,28 @@ module hmtt_packer #(
         if (is_end) trc_d = TrOff;
         st_a = StIdle;
       end
+      StRep: begin
+        rfirst_a = 1'b0;
+        if (rep_close) begin
+          close = 1'b1;
+          cnt_d = 9'd0;
+          cnt_clear = 1'b1;
+        end else begin
+          rec_valid = 1'b1;
+          rec = rep_rec_i;
+          rep_ready = 1'b1;
+          cnt_d = cnt_inc;
+          cnt_step = 1'b1;
+          if (near1) begin
+            close = 1'b1;
+            cnt_d = 9'd0;
+            cnt_clear = 1'b1;
+          end
+          rrem_a = rrem_q - 9'd1;
+          rlast_a = (rrem_q == 9'd2);
+          if (rlast_q) st_a = StIdle;
+        end
+      end
       default: begin
         st_a = StIdle;
       end
@@ -245,6 +301,7 @@ module hmtt_packer #(
     loss_d = loss_q; closeb_d = closeb_q; ovf_d = ovf_a; dur_d = dur_q;
     ovf_nz_d = ovf_nz_a; ovf_more_d = ovf_more_a;
     is_begin_d = is_begin_q; is_end_d = is_end_q;
+    rfirst_d = rfirst_a; rrem_d = rrem_a; rlast_d = rlast_a; rclose_d = rclose_a; rlim_d = rlim_q;
     if (ent_valid_i) begin
       is_begin_d = (ent_kind_i != KindRef) && (ent_data_i == {DataW{1'b0}});
       is_end_d   = (ent_kind_i != KindRef) && (ent_data_i == {{(DataW-1){1'b0}}, 1'b1});
@@ -258,7 +315,13 @@ module hmtt_packer #(
       ovf_nz_d = !fits;      // a gap that does not fit is above 4095
       ovf_more_d = big;      // big implies !fits
       dur_d    = fits ? gap : 64'd0;
+      rfirst_d = 1'b1;
+      rrem_d   = ent_data_i[8:0];
+      rlast_d  = 1'b0;  // n >= 2
+      rlim_d   = rep_lim;
+      rclose_d = rep_closeb;
       if (ent_loss_i != 36'd0) st_d = StLoss;
+      else if (ent_kind_i == KindRep) st_d = StRep;
       else if (big) st_d = StBig;
       else if (closeb) st_d = StClose;
       else if (!fits) st_d = StOvf;
@@ -285,6 +348,11 @@ module hmtt_packer #(
       carry_q  <= 2'd0;
       is_begin_q <= 1'b0;
       is_end_q <= 1'b0;
+      rfirst_q <= 1'b0;
+      rrem_q   <= 9'd0;
+      rlast_q  <= 1'b0;
+      rlim_q   <= 10'd0;
+      rclose_q <= 1'b0;
     end else begin
       st_q     <= st_d;
       kind_q   <= kind_d;
@@ -303,6 +371,11 @@ module hmtt_packer #(
       carry_q  <= carry_d;
       is_begin_q <= is_begin_d;
       is_end_q <= is_end_d;
+      rfirst_q <= rfirst_d;
+      rrem_q   <= rrem_d;
+      rlast_q  <= rlast_d;
+      rlim_q   <= rlim_d;
+      rclose_q <= rclose_d;
     end
   end
 
@@ -311,6 +384,8 @@ module hmtt_packer #(
   assign ready_o     = ready;
   assign rec_valid_o = rec_valid;
   assign rec_o       = rec;
+  assign rep_ready_o = rep_ready;
+  assign rep_unit_o  = write_q;
   assign close_o     = close;
   assign base_o      = last_q;
   assign flag_o      = tracing;

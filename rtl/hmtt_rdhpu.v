@@ -33,11 +33,11 @@
 //
 // Timing: results leave the stack Depth cycles after their access; a report's
 // first record is valid in the cycle after its interval ends and one record
-// leaves per cycle with rec_ready_i high. Standalone: not yet in
-// hmtt_board_top.
+// leaves per cycle with rec_ready_i high. On the board: hmtt_board_top with
+// WithRdhpu = 1 (docs/board.md 13).
 `default_nettype none
 
-// A top of its own until the board integrates it (docs/board.md 11), like hmtt_su.
+// A top of its own in its bench and lint run and in a board built without it (WithRdhpu = 0).
 /* verilator lint_off MULTITOP */
 module hmtt_rdhpu #(
   /* verilator lint_on MULTITOP */

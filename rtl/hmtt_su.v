@@ -28,10 +28,11 @@
 // report is still going out loses its report (lost_o counts it).
 //
 // Timing: no latency on the inputs; the first record of a report is valid in
-// the cycle after its interval ends. Standalone: not yet in hmtt_board_top.
+// the cycle after its interval ends. On the board: hmtt_board_top with
+// WithSu = 1 (docs/board.md 13).
 `default_nettype none
 
-// A top of its own until the board integrates it (docs/board.md 12), like hmtt_rdhpu.
+// A top of its own in its bench and lint run and in a board built without it (WithSu = 0).
 /* verilator lint_off MULTITOP */
 module hmtt_su #(
   /* verilator lint_on MULTITOP */

@@ -9,6 +9,13 @@
 // drop_q and clears it, so the packer sends one LOSS record with that count
 // just before the item. While flush_i is high, drop_q > 0, there is room and
 // no item arrives, a loss-only entry is pushed (the lost tail of the trace).
+// Report port (docs/board.md 13): rep_valid_i offers an online unit's report
+// item (kind 3, write bit = unit, data = its record count NV + 1). The CU's
+// item wins the edge; otherwise the report is pushed iff count_q < Depth
+// (rep_taken_o), and it is never dropped: the unit keeps offering it. A report
+// takes the pending loss count like any item, carries no time and leaves the
+// gap base (the previous time-carrying item) unchanged. The loss-only entry of
+// the flush yields to a report too.
 // Pop (combinational, ent_valid_o): count_q > 0, tokens_q >= 0 and the packer
 // ready. Link rate: a token bucket in Q16.16 bytes,
 // tokens_d = min(BurstBytes, tokens_q + rate_i) - 5 * emit_i, so the FIFO
@@ -41,11 +48,16 @@ module hmtt_tfu #(
   input  wire             item_write_i,
   input  wire [DataW-1:0] item_data_i,
   input  wire [TimeW-1:0] item_time_i,
+  // Report items from the online units
+  input  wire             rep_valid_i,
+  input  wire             rep_unit_i,   // 0 Statistic Unit, 1 RDHPU
+  input  wire [8:0]       rep_len_i,    // records of the report: REPORT + NV REPORT_VALUEs
+  output wire             rep_taken_o,  // the report item is pushed at this edge
   // Entries to the packer
   input  wire             pack_ready_i,
   input  wire             emit_i,       // the packer writes a record this cycle
   output wire             ent_valid_o,  // pop
-  output wire [1:0]       ent_kind_o,   // 0 reference, 1 event, 2 loss only
+  output wire [1:0]       ent_kind_o,   // 0 reference, 1 event, 2 loss only, 3 report
   output wire             ent_write_o,
   output wire [DataW-1:0] ent_data_o,
   output wire [TimeW-1:0] ent_time_o,
@@ -74,19 +86,22 @@ module hmtt_tfu #(
   reg [TimeW-1:0] acc_time_q;  // time of the last accepted item (the packer's last_time when it leaves)
 
   wire room = count_q != Full;
-  wire lossonly = flush_i && (drop_q != 36'd0) && !item_valid_i && room;
-  wire push = (item_valid_i && room) || lossonly;
+  wire rep_push = rep_valid_i && !item_valid_i && room;
+  wire lossonly = flush_i && (drop_q != 36'd0) && !item_valid_i && !rep_valid_i && room;
+  wire push = (item_valid_i && room) || rep_push || lossonly;
   wire drop = item_valid_i && !room;
   wire pop = (count_q != {(PtrW+1){1'b0}}) && !tokens_q[TokW-1] && pack_ready_i;
 
-  wire [1:0] push_kind = lossonly ? 2'd2 : {1'b0, item_event_i};
+  wire [1:0] push_kind = rep_push ? 2'd3 : (lossonly ? 2'd2 : {1'b0, item_event_i});
+  wire push_write = rep_push ? rep_unit_i : item_write_i;
+  wire [DataW-1:0] push_data = rep_push ? {{(DataW-9){1'b0}}, rep_len_i} : item_data_i;
   // The gap to the previous accepted item is computed here, so the packer needs no 64-bit subtraction.
   wire [63:0] push_gap;
   hmtt_csel_sub #(.Width(64)) u_gap (
     .a_i({{(64-TimeW){1'b0}}, item_time_i}), .b_i({{(64-TimeW){1'b0}}, acc_time_q}), .diff_o(push_gap)
   );
   wire accept = item_valid_i && room;
-  wire [EntW-1:0] push_ent = {push_kind, item_write_i, item_data_i, item_time_i, push_gap, drop_q};
+  wire [EntW-1:0] push_ent = {push_kind, push_write, push_data, item_time_i, push_gap, drop_q};
 
   // Token bucket.
   wire signed [TokW-1:0] filled = tokens_q + $signed({{(TokW-20){1'b0}}, rate_i});
@@ -127,6 +142,7 @@ module hmtt_tfu #(
 
   wire [EntW-1:0] head = mem_q[rptr_q];
 
+  assign rep_taken_o  = rep_push;
   assign ent_valid_o  = pop;
   assign ent_kind_o   = head[EntW-1 -: 2];
   assign ent_write_o  = head[EntW-3];

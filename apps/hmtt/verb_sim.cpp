@@ -190,12 +190,22 @@ class RtlBoardPort final : public BoardPort {
   static Result<std::unique_ptr<BoardPort>> create(const board::BoardConfig& bc) {
     if (bc.fifo_depth != board::kDefaultFifoDepth || bc.burst_bytes != 1472)
       return make_error("--rtl: the RTL board is built with a 16384-entry FIFO (--fifo 16384)");
-    auto rb = cosim::make_rtl_board(bc.map.text());
+    const bool units = bc.units.any();
+    if (units) {
+      // The model's checks of the units' settings (report sizes against the frame, --hot-k range).
+      auto check = board::BoardModel::create(bc);
+      if (!check.ok()) return make_error("--rtl: " + check.error().message);
+      if (bc.units.rdhpu_interval != 0 && bc.units.hot_k != cosim::kRtlHotK)
+        return make_error("--rtl: the RTL board's RDHPU is built with " + std::to_string(cosim::kRtlHotK) +
+                          " hot pages (--hot-k " + std::to_string(cosim::kRtlHotK) + ")");
+    }
+    auto rb = cosim::make_rtl_board(bc.map.text(), units);
     if (!rb.ok()) return make_error("--rtl: " + rb.error().message);
     const cosim::RtlSettings s = cosim::rtl_settings(bc);
     if (s.cfg_base != bc.config_base || s.cfg_size != bc.config_size)
       return make_error("--rtl: the config space must lie below 4 GiB");
     auto port = std::unique_ptr<RtlBoardPort>(new RtlBoardPort(std::move(*rb)));
+    port->units_ = bc.units;
     port->rtl_->reset(s);
     return std::unique_ptr<BoardPort>(std::move(port));
   }
@@ -203,11 +213,19 @@ class RtlBoardPort final : public BoardPort {
     for (const auto& bc : bus) {
       if (bc.cycle > rtl_->now()) rtl_->idle(bc.cycle - rtl_->now());
       rtl_->cycle(bc.pins);
+      last_cycle_ = bc.cycle;
     }
     return collect();
   }
   Status finish() override {
-    rtl_->idle(8);
+    if (units_.any()) {
+      // With the online units, flush_i rises when every command's inputs have reached them: the last
+      // command + 3 (+ the RDHPU stack's 128), as the model's finish() (docs/board.md 13).
+      const std::uint64_t end = last_cycle_ + 3 + (units_.rdhpu_interval != 0 ? board::kBoardRdhpuDepth : 0);
+      if (end > rtl_->now()) rtl_->idle(end - rtl_->now());
+    } else {
+      rtl_->idle(8);
+    }
     rtl_->set_flush(true);
     for (std::uint64_t guard = 0; !rtl_->drained(); ++guard) {
       rtl_->idle(64);
@@ -252,9 +270,13 @@ class RtlBoardPort final : public BoardPort {
     dropped = c.dropped;
     loss_records = c.loss_records;
     orphans = c.orphans;
+    reports = c.reports;
+    reports_lost = c.reports_lost;
     return {};
   }
   std::unique_ptr<cosim::RtlBoard> rtl_;
+  board::OnlineUnits units_;
+  std::uint64_t last_cycle_ = 0;
   std::deque<wire::EncodedFrame> frames_;
 };
 #endif
@@ -338,10 +360,9 @@ int run_sim(const SimOptions& o) {
                                                             : "--rtl: this build has no Verilated board (Verilator missing)"));
   if (o.links < 1 || o.links > 4) return app::fail(verb, make_error("--links " + std::to_string(o.links) + ": must be 1 to 4"));
   const bool units = o.su_interval != 0 || o.rdhpu_interval != 0;
-  if (units && (o.rtl || o.ground_truth_frames || !HMTT_SIM_HAS_BOARD))
-    return app::fail(verb, make_error(std::string("--su-interval/--rdhpu-interval: the online units are in the C++ board "
-                                                  "model only") +
-                                      (o.rtl ? " (not yet in the RTL board top)" : "")));
+  if (units && (o.ground_truth_frames || !HMTT_SIM_HAS_BOARD))
+    return app::fail(verb, make_error("--su-interval/--rdhpu-interval: the online units need a board (the C++ model or "
+                                      "--rtl), not the ground-truth framer"));
   sim::ControllerSpec spec;
   spec.standard = o.standard;
   spec.map = o.map;

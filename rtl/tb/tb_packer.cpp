@@ -2,8 +2,14 @@
 // (references, events incl. BEGIN/END, loss counts, gaps that need OVERFLOW and
 // OVERFLOW chains) with random records-per-frame; the records, frame
 // boundaries, base times and flags must equal the encoder's frames.
+// Report entries (kind 3: an online unit's report, docs/board.md 13) of 2 to
+// rpf records, with and without a loss count: the packer takes their records
+// from rep_rec_i exactly in the cycles it raises rep_ready_o, with rep_unit_o
+// naming the unit, and the frames still equal FrameEncoder::add_report's.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <deque>
 #include <random>
 
 #include "hmtt/wire/frame.h"
@@ -35,7 +41,9 @@ TEST_CASE("hmtt_packer packs exactly like FrameEncoder") {
     std::vector<std::uint64_t> bases;
     std::vector<unsigned> flags;
     std::uint64_t t = 0;
-    int entries = 0;
+    int entries = 0, reports = 0, report_losses = 0;
+    std::deque<std::uint64_t> rep_q;  // records of the reports offered, not yet taken
+    std::deque<unsigned> rep_unit_q;  // their unit, per record
     auto collect = [&]() {
       if (b.dut->rec_valid_o) {
         if (cur.empty()) {
@@ -54,10 +62,38 @@ TEST_CASE("hmtt_packer packs exactly like FrameEncoder") {
         cur.clear();
       }
     };
-    for (int cyc = 0; cyc < 30000; ++cyc) {
+    // 30 000 cycles of entries, then 400 without, in which the last report's records leave.
+    for (int cyc = 0; cyc < 30400; ++cyc) {
       b.settle();
-      const bool offer = rng() % 3 != 0 && b.dut->ready_o;
-      if (offer) {
+      const bool offer = rng() % 3 != 0 && b.dut->ready_o && cyc < 30000;
+      if (offer && rng() % 12 == 0) {
+        // A report: no time (t stays), a garbage gap and time that the packer must ignore.
+        const unsigned unit = static_cast<unsigned>(rng() & 1);
+        // Mostly short reports, 1 in 8 up to a whole frame (rpf records).
+        const std::size_t nv = 1 + rng() % (rng() % 8 == 0 ? rpf - 1u : std::min(rpf - 1u, 20u));
+        std::vector<std::uint64_t> values(nv);
+        for (auto& v : values) v = rng() & wire::kPayloadMask;
+        const auto interval = static_cast<std::uint16_t>(rng());
+        const std::uint64_t loss = rng() % 4 == 0 ? 1 + rng() % 5000 : 0;
+        b.dut->ent_valid_i = 1;
+        b.dut->ent_kind_i = 3;
+        b.dut->ent_write_i = unit;
+        b.dut->ent_data_i = static_cast<std::uint32_t>(nv + 1);
+        b.dut->ent_time_i = rng();
+        b.dut->ent_gap_i = rng();
+        b.dut->ent_loss_i = loss;
+        if (loss) {
+          enc.add_loss(loss);
+          ++report_losses;
+        }
+        REQUIRE(enc.add_report(static_cast<std::uint8_t>(unit), interval, values).ok());
+        rep_q.push_back(wire::control_record(wire::Opcode::Report, (std::uint64_t{unit} << 32) |
+                                                                       (std::uint64_t{nv} << 16) | interval));
+        for (auto v : values) rep_q.push_back(wire::control_record(wire::Opcode::ReportValue, v));
+        rep_unit_q.insert(rep_unit_q.end(), nv + 1, unit);
+        ++entries;
+        ++reports;
+      } else if (offer) {
         const unsigned r = static_cast<unsigned>(rng() % 1000);
         std::uint64_t gap = rng() % 50;
         if (r < 60) gap = 4096 + rng() % 100000;
@@ -94,10 +130,19 @@ TEST_CASE("hmtt_packer packs exactly like FrameEncoder") {
       } else {
         b.dut->ent_valid_i = 0;
       }
+      b.dut->rep_rec_i = rep_q.empty() ? 0 : rep_q.front();
       b.settle();
+      if (b.dut->rep_ready_o) {
+        REQUIRE_FALSE(rep_q.empty());
+        CHECK(b.dut->rec_valid_o);
+        CHECK(b.dut->rep_unit_o == rep_unit_q.front());
+        rep_q.pop_front();
+        rep_unit_q.pop_front();
+      }
       collect();
       b.edge();
     }
+    CHECK(rep_q.empty());
     // Flush.
     b.dut->ent_valid_i = 0;
     b.dut->flush_i = 1;
@@ -122,5 +167,9 @@ TEST_CASE("hmtt_packer packs exactly like FrameEncoder") {
     }
     CHECK(n == got.size());
     CHECK(entries > 5000);
+    CHECK(reports > 500);
+    CHECK(report_losses > 100);
+    MESSAGE("rpf " << rpf << ": " << entries << " entries, " << reports << " reports (" << report_losses
+                   << " after a LOSS), " << got.size() << " frames");
   }
 }

@@ -60,6 +60,8 @@ RtlSettings rtl_settings(const board::BoardConfig& config) {
   s.host_mac = config.addressing.host_mac;
   s.host_ip = config.addressing.host_ip;
   s.base_port = config.addressing.base_port;
+  s.su_interval = config.units.su_interval;
+  s.rdhpu_interval = config.units.rdhpu_interval;
   return s;
 }
 
@@ -83,7 +85,11 @@ Result<CosimScore> run_cosim(const board::BoardConfig& config, std::span<const s
 
   // --- the RTL ---
   if (with_rtl) {
-    auto rb = make_rtl_board(config.map.text());
+    const bool units = config.units.any();
+    if (units && config.units.rdhpu_interval != 0 && config.units.hot_k != kRtlHotK)
+      return make_error("cosim: the RTL board's RDHPU is built with " + std::to_string(kRtlHotK) + " hot pages, not " +
+                        std::to_string(config.units.hot_k));
+    auto rb = make_rtl_board(config.map.text(), units);
     if (!rb) return rb.error();
     RtlBoard& rtl = **rb;
     const RtlSettings s = rtl_settings(config);
@@ -95,7 +101,15 @@ Result<CosimScore> run_cosim(const board::BoardConfig& config, std::span<const s
       if (bc.cycle > rtl.now()) rtl.idle(bc.cycle - rtl.now());
       rtl.cycle(bc.pins);
     }
-    rtl.idle(8);
+    if (units) {
+      // The flush rises when the last command's inputs have reached the units, in the cycle the model's
+      // finish() starts ending their intervals: the last command + 3 (+ the RDHPU stack's 128).
+      const std::uint64_t last = bus.empty() ? 0 : bus.back().cycle;
+      const std::uint64_t end = last + 3 + (config.units.rdhpu_interval != 0 ? board::kBoardRdhpuDepth : 0);
+      if (end > rtl.now()) rtl.idle(end - rtl.now());
+    } else {
+      rtl.idle(8);
+    }
     rtl.set_flush(true);
     std::uint64_t guard = 0;
     while (!rtl.drained()) {
@@ -111,6 +125,7 @@ Result<CosimScore> run_cosim(const board::BoardConfig& config, std::span<const s
     sc.cycles = rtl.now();
     const RtlCounters rc = rtl.counters();
     sc.rtl_overrun = rc.overrun;
+    sc.rtl_bytes = rtl.bytes;
     sc.rtl_ran = true;
     // Per link, in order: RTL packet == model packet.
     std::array<std::deque<std::vector<std::uint8_t>>, 4> want;
@@ -126,7 +141,8 @@ Result<CosimScore> run_cosim(const board::BoardConfig& config, std::span<const s
     const auto& mc = sc.model;
     if (rc.commands != mc.commands || rc.references != mc.references || rc.events != mc.events ||
         rc.orphans != mc.orphans || rc.dropped != mc.dropped || rc.loss_records != mc.loss_records ||
-        rc.frames != mc.frames || rc.high_water != mc.fifo_high_water)
+        rc.frames != mc.frames || rc.high_water != mc.fifo_high_water || rc.reports != mc.reports ||
+        rc.reports_lost != mc.reports_lost)
       ++sc.rtl_mismatched_frames;  // counters disagree: count as a mismatch
   }
 
@@ -154,6 +170,7 @@ Result<CosimScore> run_cosim(const board::BoardConfig& config, std::span<const s
   // --- decode the frames in board order and match ---
   std::vector<Item> got;
   wire::DecodedFrame df;
+  std::uint64_t prev = 0;  // the previous record
   for (const auto& f : frames) {
     HMTT_TRY(wire::decode_frame(f.bytes, df));
     const std::size_t first = got.size();
@@ -162,6 +179,15 @@ Result<CosimScore> run_cosim(const board::BoardConfig& config, std::span<const s
     std::stable_sort(got.begin() + static_cast<std::ptrdiff_t>(first), got.end(),
                      [](const Item& a, const Item& b) { return a.time < b.time; });
     for (const auto& l : df.losses) sc.lost_by_loss += l.count;
+    sc.reports += df.reports.size();
+    // A LOSS record right before a REPORT (in board order, across a frame close): the report item took
+    // the drop count (it entered a FIFO that had just been full).
+    for (std::size_t off = wire::kHeaderBytes; off + wire::kRecordBytes + wire::kCrcBytes <= f.bytes.size();
+         off += wire::kRecordBytes) {
+      const std::uint64_t r = wire::get_record(f.bytes.data() + off);
+      if ((r >> 36) == 0xB && (prev >> 36) == 0xA) ++sc.reports_after_loss;
+      prev = r;
+    }
   }
   std::size_t j = 0;
   for (const auto& g : got) {

@@ -29,6 +29,8 @@ class Impl final : public RtlBoard {
     t.host_mac_i = mac;
     t.host_ip_i = s.host_ip;
     t.base_port_i = s.base_port;
+    t.su_interval_i = s.su_interval;
+    t.rdhpu_interval_i = s.rdhpu_interval;
     t.flush_i = 0;
     t.tx_ready_i = 0xF;
     set_pins(sim::DdrPins{});
@@ -73,6 +75,8 @@ class Impl final : public RtlBoard {
     c.loss_records = t.loss_records_o;
     c.frames = t.frames_o;
     c.high_water = t.high_water_o;
+    c.reports = t.reports_o;
+    c.reports_lost = t.reports_lost_o;
     c.overrun = t.overrun_o;
     return c;
   }

@@ -29,6 +29,9 @@ struct CosimScore {
   std::uint64_t missing = 0;          // expected items not in the trace
   std::uint64_t lost_by_loss = 0;     // sum of LOSS payloads
   std::uint64_t frames = 0;
+  std::uint64_t reports = 0;          // REPORT records decoded (online units)
+  std::uint64_t reports_after_loss = 0;  // REPORT records right after a LOSS record
+  std::uint64_t rtl_bytes = 0;        // bytes the RTL's links sent
   std::uint64_t rtl_frames = 0;
   std::uint64_t rtl_mismatched_frames = 0;  // per link, RTL packet != model packet (or missing/extra)
   bool rtl_ran = false;

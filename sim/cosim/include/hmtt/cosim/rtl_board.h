@@ -29,11 +29,17 @@ struct RtlSettings {
   std::array<std::uint8_t, 6> host_mac{0x02, 0x48, 0x4d, 0x54, 0xff, 0x00};
   std::uint32_t host_ip = 0x0A48FF01;
   std::uint16_t base_port = 7400;
+  // Online units (docs/board.md 13): cycles per interval, 0 = off. Only the board built with the
+  // units (make_rtl_board(map, true)) has them.
+  std::uint32_t su_interval = 0;
+  std::uint32_t rdhpu_interval = 0;
 };
 
 struct RtlCounters {
   std::uint64_t commands = 0, references = 0, events = 0, orphans = 0, dropped = 0, loss_records = 0, frames = 0;
   std::uint32_t high_water = 0;
+  std::uint64_t reports = 0;
+  std::uint32_t reports_lost = 0;
   bool overrun = false;
 };
 
@@ -57,6 +63,9 @@ class RtlBoard {
 
 // Built-in maps: "row:14,rank:1,bank:3,col:10,bus:3" (open-page) and
 // "row:14,col:7,rank:1,bank:3,colLow:3,bus:3" (interleaved). FIFO depth 16384.
-Result<std::unique_ptr<RtlBoard>> make_rtl_board(const std::string& map_text);
+// with_units: the board with the Statistic Unit and the RDHPU built in (hot-page
+// entries kRtlHotK; open-page map only).
+inline constexpr unsigned kRtlHotK = 8;
+Result<std::unique_ptr<RtlBoard>> make_rtl_board(const std::string& map_text, bool with_units = false);
 
 }  // namespace hmtt::cosim
