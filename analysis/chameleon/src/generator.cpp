@@ -86,6 +86,44 @@ class LruBlockList {
 
 constexpr std::uint8_t kColdBin = 0xff;
 
+// Reuse distances of lines as the synthetic trace is written: a Fenwick tree
+// over reference positions marks every line's last reference, so a line's
+// distance is the number of marks after its own.
+class LineDistances {
+ public:
+  explicit LineDistances(std::size_t positions) : tree_(positions + 1, 0) {}
+  // Distance of `line` if referenced now; kNever for a line never referenced.
+  static constexpr std::uint64_t kNever = ~std::uint64_t{0};
+  std::uint64_t distance(std::uint64_t line) const {
+    if (line >= last_.size() || last_[line] == 0) return kNever;
+    return marks_ - prefix(last_[line]);
+  }
+  // `line` referenced at position `pos` (positions increase by one per call).
+  void touch(std::uint64_t line, std::size_t pos) {
+    if (line >= last_.size()) last_.resize(std::max<std::size_t>(line + 1, last_.size() * 2), 0);
+    if (last_[line] != 0) {
+      add(last_[line], -1);
+      --marks_;
+    }
+    last_[line] = pos + 1;
+    add(pos + 1, +1);
+    ++marks_;
+  }
+
+ private:
+  void add(std::size_t i, std::int32_t delta) {
+    for (; i < tree_.size(); i += i & (~i + 1)) tree_[i] += delta;
+  }
+  std::uint64_t prefix(std::size_t i) const {  // marks at positions 1..i
+    std::int64_t s = 0;
+    for (; i != 0; i -= i & (~i + 1)) s += tree_[i];
+    return static_cast<std::uint64_t>(s);
+  }
+  std::vector<std::int32_t> tree_;
+  std::vector<std::size_t> last_;  // line -> position + 1 of its last reference (0 = never)
+  std::uint64_t marks_ = 0;
+};
+
 struct BlockTrace {
   std::vector<std::uint32_t> blocks;
   std::vector<std::uint8_t> alpha_bins;  // kColdBin for a new block
@@ -251,6 +289,27 @@ Result<TraceSeed> generate_seed(const SignatureModel& model, const GeneratorOpti
   AccessHistoryTrees trees(levels, shape.age_bins > 1);
   seed.addresses.resize(best.blocks.size());
   seed.kinds.resize(best.blocks.size());
+  // Lines: a block reuse picks the line whose current reuse distance keeps the
+  // CDF of line distances achieved so far (for the block reuse's alpha bin)
+  // closest to the signature's; among the lines in that column the trees
+  // choose as usual. Blocks are unchanged, so the 512 B
+  // distances stay exactly those drawn.
+  const std::size_t cols = shape.line_row();
+  const std::size_t line_levels = shape.line_levels();
+  const std::size_t lines_per_block = std::size_t{1} << line_levels;
+  std::vector<bool> row_known(kAlphaBins, false);
+  for (std::size_t b = 0; b < kAlphaBins && cols; ++b)
+    for (std::size_t c = 0; c < cols; ++c) row_known[b] = row_known[b] || model.line_reuse[b * cols + c] > 0;
+  std::unique_ptr<LineDistances> line_distances;
+  if (cols) line_distances = std::make_unique<LineDistances>(best.blocks.size());
+  std::vector<double> row_refs(kAlphaBins, 0);
+  std::vector<double> achieved(kAlphaBins * cols, 0);
+  std::vector<std::size_t> column_of(lines_per_block);
+  std::vector<double> edge_cost(cols + 1, 0);
+  std::vector<std::size_t> row_last(kAlphaBins, 0);  // last non-empty column of each row
+  for (std::size_t b = 0; b < kAlphaBins && cols; ++b)
+    for (std::size_t c = 1; c < cols; ++c)
+      if (model.line_reuse[b * cols + c] > 0) row_last[b] = c;
   std::uint32_t trees_made = 0;
   for (std::size_t i = 0; i < best.blocks.size(); ++i) {
     const std::uint32_t block = best.blocks[i];
@@ -258,11 +317,64 @@ Result<TraceSeed> generate_seed(const SignatureModel& model, const GeneratorOpti
     const std::size_t abin = best.alpha_bins[i] == kColdBin ? 0 : best.alpha_bins[i];
     const std::uint32_t visits = trees.visit(block);
     const auto now = shape.age_in_visits ? visits : static_cast<std::uint32_t>(i + 1);
+    // The column to meet (none: the trees alone).
+    std::size_t want = cols;
+    if (cols && best.alpha_bins[i] != kColdBin && row_known[abin]) {
+      const double* p = &model.line_reuse[abin * cols];
+      double* got = &achieved[abin * cols];
+      const double n = ++row_refs[abin];
+      for (std::size_t l = 0; l < lines_per_block; ++l) {
+        const std::uint64_t d = line_distances->distance(std::uint64_t{block} * lines_per_block + l);
+        column_of[l] = d == LineDistances::kNever ? 0 : 1 + shape.histogram_bin(d);
+      }
+      // The row's CDF over line distance (a line never used is beyond every
+      // depth): choosing column c adds one reference at every edge >= c, which
+      // changes |target - achieved| at edge e by f(D_e) = |D_e - 1| - |D_e|.
+      // Pick the line whose column lowers the summed gap most (the cold
+      // column changes no finite edge: cost 0).
+      const std::size_t last = row_last[abin];
+      double cum_target = 0, cum_got = 0;
+      for (std::size_t c = 1; c <= last; ++c) {
+        cum_target += p[c] * n;
+        cum_got += got[c];
+        const double gap = cum_target - cum_got;
+        edge_cost[c] = gap >= 1 ? -1.0 : gap <= 0 ? 1.0 : 1.0 - 2.0 * gap;
+      }
+      double suffix = 0;
+      for (std::size_t c = last; c >= 1; --c) edge_cost[c] = (suffix += edge_cost[c]);
+      double best_cost = std::numeric_limits<double>::infinity();
+      for (std::size_t l = 0; l < lines_per_block; ++l) {
+        const std::size_t c = column_of[l];
+        const double cost = c == 0 ? 0.0 : c <= last ? edge_cost[c] : 0.0;
+        if (cost < best_cost) {
+          best_cost = cost;
+          want = c;
+        }
+      }
+      got[want] += 1;
+    }
     std::size_t node = 1;
     std::uint64_t word = 0;
     for (std::size_t level = 0; level < levels; ++level) {
+      // Above the line, with a column to meet: only subtrees holding a line of that column.
+      bool forced = false, forced_right = false;
+      if (want != cols && level < line_levels) {
+        const std::size_t span = std::size_t{1} << (line_levels - level - 1);  // lines per child
+        const std::size_t first = (node - (std::size_t{1} << level)) * 2 * span;  // first line under the left child
+        bool left_has = false, right_has = false;
+        for (std::size_t l = 0; l < span; ++l) {
+          left_has = left_has || column_of[first + l] == want;
+          right_has = right_has || column_of[first + span + l] == want;
+        }
+        if (left_has != right_has) {
+          forced = true;
+          forced_right = right_has;
+        }
+      }
       bool right = false;
-      if (trees.visited(block, node)) {
+      if (forced) {
+        right = forced_right;
+      } else if (trees.visited(block, node)) {
         const bool both = trees.visited(block, 2 * node) && trees.visited(block, 2 * node + 1);
         const std::size_t age =
             both ? shape.age_bin(trees.age(block, 2 * node + (trees.went_right(block, node) ? 0 : 1), now)) : 0;
@@ -276,6 +388,8 @@ Result<TraceSeed> generate_seed(const SignatureModel& model, const GeneratorOpti
       node = node * 2 + (right ? 1 : 0);
       word = word * 2 + (right ? 1 : 0);
     }
+    if (line_distances)
+      line_distances->touch(std::uint64_t{block} * lines_per_block + (word >> (levels - line_levels)), i);
     trees.mark(block, node, false, now);
     seed.addresses[i] = options.base_address + block * shape.block_bytes + word * shape.word_bytes;
     std::size_t kind = 0;
