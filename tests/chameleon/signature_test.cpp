@@ -127,16 +127,27 @@ TEST_CASE("chameleon: line distances per block-reuse bin, exact counts") {
   for (std::uint64_t a : {0, 64, 512, 0, 640, 644}) t.access(at(0, a));
   t.finish();
   const auto& s = t.signature();
+  // The same stream at 128 B (units 0, 0, 4, 0, 5, 5) and 256 B (units 0, 0, 2, 0, 2, 2).
   const std::size_t cols = shape.line_row();
-  REQUIRE(s.line_reuse.size() == kAlphaBins * cols);
-  std::vector<std::uint64_t> want(kAlphaBins * cols, 0);
-  want[0 * cols + 0] = 1;
-  want[0 * cols + 1 + shape.histogram_bin(0)] = 1;
-  want[1 * cols + 0] = 1;
-  want[1 * cols + 1 + shape.histogram_bin(2)] = 1;
+  REQUIRE(shape.line_widths() == 3);
+  REQUIRE(s.line_reuse.size() == 3 * kAlphaBins * cols);
+  std::vector<std::uint64_t> want(3 * kAlphaBins * cols, 0);
+  auto cell = [&](std::size_t width, std::size_t abin, std::size_t col) -> std::uint64_t& {
+    return want[(width * kAlphaBins + abin) * cols + col];
+  };
+  cell(0, 0, 0) = 1;                               // 64: new line
+  cell(0, 0, 1 + shape.histogram_bin(0)) = 1;      // 644: the same line as 640
+  cell(0, 1, 0) = 1;                               // 640: new line
+  cell(0, 1, 1 + shape.histogram_bin(2)) = 1;      // 0: lines 1 and 8 since
+  cell(1, 0, 1 + shape.histogram_bin(0)) = 2;      // 64 and 644: the same 128 B unit as before
+  cell(1, 1, 1 + shape.histogram_bin(1)) = 1;      // 0: unit 4 since
+  cell(1, 1, 0) = 1;                               // 640: unit 5 is new
+  cell(2, 0, 1 + shape.histogram_bin(0)) = 2;      // 64 and 644
+  cell(2, 1, 1 + shape.histogram_bin(1)) = 2;      // 0 (unit 2 since) and 640 (unit 0 since)
   CHECK(s.line_reuse == want);
   // Written without trailing empty columns, read back count for count.
   const auto j = s.to_json();
+  REQUIRE(j["line_reuse"].size() == 3 * kAlphaBins);
   CHECK(j["line_reuse"][0].size() == 2);
   CHECK(j["line_reuse"][5].size() == 0);
   auto back = MemorySignature::from_json(j, shape, "sig");

@@ -259,7 +259,12 @@ TEST_CASE("chameleon synth: malformed profiles are errors naming the field, neve
       {"line_bytes: not an unsigned integer", [](Json& j) { j["line_bytes"] = "wide"; }},
       {"signature.line_reuse: missing", [](Json& j) { j["signature"].erase("line_reuse"); }},
       {"signature.line_reuse[1][0]", [](Json& j) { j["signature"]["line_reuse"][1] = Json::array({"x"}); }},
-      {"signature.line_reuse: counts sum to", [](Json& j) { j["signature"]["line_reuse"][0].push_back(5); }},
+      {"signature.line_reuse: counts of width 64 sum to", [](Json& j) { j["signature"]["line_reuse"][0].push_back(5); }},
+      {"signature.line_reuse: counts of width 256 sum to", [](Json& j) { j["signature"]["line_reuse"][2 * 18 + 1].push_back(5); }},
+      {"signature.line_reuse: has 18 rows, expected 54", [](Json& j) {
+         auto& rows = j["signature"]["line_reuse"];
+         rows.erase(rows.begin() + 18, rows.end());
+       }},
   };
   for (const auto& c : cases) {
     Json j = good;

@@ -281,7 +281,7 @@ class ChameleonProfiler final : public Profiler {
     // The paper's count: 17 CDF points + alpha per (reuse bin, level).
     out.summary["signature_numbers"] = chameleon::kCdfDepths + chameleon::kAlphaBins * opt.shape.levels();
     std::uint64_t line_counts = 0;  // line_reuse as written: rows without trailing empty columns
-    for (std::size_t b = 0; b < chameleon::kAlphaBins && opt.shape.line_bytes; ++b) {
+    for (std::size_t b = 0; b < opt.shape.line_widths() * chameleon::kAlphaBins; ++b) {
       std::size_t used = opt.shape.line_row();
       while (used > 0 && s.line_reuse[b * opt.shape.line_row() + used - 1] == 0) --used;
       line_counts += used;

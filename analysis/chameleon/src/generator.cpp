@@ -289,27 +289,33 @@ Result<TraceSeed> generate_seed(const SignatureModel& model, const GeneratorOpti
   AccessHistoryTrees trees(levels, shape.age_bins > 1);
   seed.addresses.resize(best.blocks.size());
   seed.kinds.resize(best.blocks.size());
-  // Lines: a block reuse picks the line whose current reuse distance keeps the
-  // CDF of line distances achieved so far (for the block reuse's alpha bin)
-  // closest to the signature's; among the lines in that column the trees
-  // choose as usual. Blocks are unchanged, so the 512 B
-  // distances stay exactly those drawn.
+  // Lines: a block reuse picks the line (of the narrowest width) whose
+  // current reuse distances, at every width from the line to half the block,
+  // keep the CDFs of distances achieved so far (for the block reuse's alpha
+  // bin) closest to the signature's; among equally good lines the trees
+  // choose as usual. Blocks are unchanged, so the 512 B distances stay exactly
+  // those drawn.
   const std::size_t cols = shape.line_row();
+  const std::size_t widths = shape.line_widths();
   const std::size_t line_levels = shape.line_levels();
   const std::size_t lines_per_block = std::size_t{1} << line_levels;
-  std::vector<bool> row_known(kAlphaBins, false);
-  for (std::size_t b = 0; b < kAlphaBins && cols; ++b)
-    for (std::size_t c = 0; c < cols; ++c) row_known[b] = row_known[b] || model.line_reuse[b * cols + c] > 0;
-  std::unique_ptr<LineDistances> line_distances;
-  if (cols) line_distances = std::make_unique<LineDistances>(best.blocks.size());
-  std::vector<double> row_refs(kAlphaBins, 0);
-  std::vector<double> achieved(kAlphaBins * cols, 0);
-  std::vector<std::size_t> column_of(lines_per_block);
+  const std::size_t rows = widths * kAlphaBins;
+  std::vector<bool> row_known(rows, false);
+  std::vector<std::size_t> row_last(rows, 0);  // last non-empty distance column of each row
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t c = 0; c < cols; ++c)
+      if (model.line_reuse[r * cols + c] > 0) {
+        row_known[r] = true;
+        if (c > 0) row_last[r] = c;
+      }
+  std::vector<LineDistances> line_distances;
+  for (std::size_t w = 0; w < widths; ++w) line_distances.emplace_back(best.blocks.size());
+  std::vector<double> row_refs(rows, 0);
+  std::vector<double> achieved(rows * cols, 0);
+  std::vector<std::size_t> column_of(widths * lines_per_block);  // [w][unit of width w]
   std::vector<double> edge_cost(cols + 1, 0);
-  std::vector<std::size_t> row_last(kAlphaBins, 0);  // last non-empty column of each row
-  for (std::size_t b = 0; b < kAlphaBins && cols; ++b)
-    for (std::size_t c = 1; c < cols; ++c)
-      if (model.line_reuse[b * cols + c] > 0) row_last[b] = c;
+  std::vector<double> line_cost(lines_per_block);
+  std::vector<bool> candidate(lines_per_block);
   std::uint32_t trees_made = 0;
   for (std::size_t i = 0; i < best.blocks.size(); ++i) {
     const std::uint32_t block = best.blocks[i];
@@ -317,54 +323,54 @@ Result<TraceSeed> generate_seed(const SignatureModel& model, const GeneratorOpti
     const std::size_t abin = best.alpha_bins[i] == kColdBin ? 0 : best.alpha_bins[i];
     const std::uint32_t visits = trees.visit(block);
     const auto now = shape.age_in_visits ? visits : static_cast<std::uint32_t>(i + 1);
-    // The column to meet (none: the trees alone).
-    std::size_t want = cols;
-    if (cols && best.alpha_bins[i] != kColdBin && row_known[abin]) {
-      const double* p = &model.line_reuse[abin * cols];
-      double* got = &achieved[abin * cols];
-      const double n = ++row_refs[abin];
-      for (std::size_t l = 0; l < lines_per_block; ++l) {
-        const std::uint64_t d = line_distances->distance(std::uint64_t{block} * lines_per_block + l);
-        column_of[l] = d == LineDistances::kNever ? 0 : 1 + shape.histogram_bin(d);
-      }
-      // The row's CDF over line distance (a line never used is beyond every
-      // depth): choosing column c adds one reference at every edge >= c, which
-      // changes |target - achieved| at edge e by f(D_e) = |D_e - 1| - |D_e|.
-      // Pick the line whose column lowers the summed gap most (the cold
-      // column changes no finite edge: cost 0).
-      const std::size_t last = row_last[abin];
-      double cum_target = 0, cum_got = 0;
-      for (std::size_t c = 1; c <= last; ++c) {
-        cum_target += p[c] * n;
-        cum_got += got[c];
-        const double gap = cum_target - cum_got;
-        edge_cost[c] = gap >= 1 ? -1.0 : gap <= 0 ? 1.0 : 1.0 - 2.0 * gap;
-      }
-      double suffix = 0;
-      for (std::size_t c = last; c >= 1; --c) edge_cost[c] = (suffix += edge_cost[c]);
-      double best_cost = std::numeric_limits<double>::infinity();
-      for (std::size_t l = 0; l < lines_per_block; ++l) {
-        const std::size_t c = column_of[l];
-        const double cost = c == 0 ? 0.0 : c <= last ? edge_cost[c] : 0.0;
-        if (cost < best_cost) {
-          best_cost = cost;
-          want = c;
+    bool targeted = false;
+    if (widths && best.alpha_bins[i] != kColdBin && row_known[abin]) {
+      targeted = true;
+      std::fill(line_cost.begin(), line_cost.end(), 0.0);
+      for (std::size_t w = 0; w < widths; ++w) {
+        const std::size_t r = w * kAlphaBins + abin;
+        if (!row_known[r]) continue;
+        const std::size_t units = lines_per_block >> w;
+        for (std::size_t u = 0; u < units; ++u) {
+          const std::uint64_t d = line_distances[w].distance(std::uint64_t{block} * units + u);
+          column_of[w * lines_per_block + u] = d == LineDistances::kNever ? 0 : 1 + shape.histogram_bin(d);
+        }
+        // The row's CDF over distance (a unit never used is beyond every
+        // depth): choosing column c adds one reference at every edge >= c,
+        // which changes |target - achieved| at edge e by |D_e - 1| - |D_e|.
+        const double* p = &model.line_reuse[r * cols];
+        const double* got = &achieved[r * cols];
+        const double n = row_refs[r] + 1;
+        const std::size_t last = row_last[r];
+        double cum_target = 0, cum_got = 0;
+        for (std::size_t c = 1; c <= last; ++c) {
+          cum_target += p[c] * n;
+          cum_got += got[c];
+          const double gap = cum_target - cum_got;
+          edge_cost[c] = gap >= 1 ? -1.0 : gap <= 0 ? 1.0 : 1.0 - 2.0 * gap;
+        }
+        double suffix = 0;
+        for (std::size_t c = last; c >= 1; --c) edge_cost[c] = (suffix += edge_cost[c]);
+        for (std::size_t l = 0; l < lines_per_block; ++l) {
+          const std::size_t c = column_of[w * lines_per_block + (l >> w)];
+          line_cost[l] += c == 0 || c > last ? 0.0 : edge_cost[c];
         }
       }
-      got[want] += 1;
+      const double best_cost = *std::min_element(line_cost.begin(), line_cost.end());
+      for (std::size_t l = 0; l < lines_per_block; ++l) candidate[l] = line_cost[l] <= best_cost + 1e-9;
     }
     std::size_t node = 1;
     std::uint64_t word = 0;
     for (std::size_t level = 0; level < levels; ++level) {
-      // Above the line, with a column to meet: only subtrees holding a line of that column.
+      // Above the line, when targeting: only subtrees holding a candidate line.
       bool forced = false, forced_right = false;
-      if (want != cols && level < line_levels) {
+      if (targeted && level < line_levels) {
         const std::size_t span = std::size_t{1} << (line_levels - level - 1);  // lines per child
         const std::size_t first = (node - (std::size_t{1} << level)) * 2 * span;  // first line under the left child
         bool left_has = false, right_has = false;
         for (std::size_t l = 0; l < span; ++l) {
-          left_has = left_has || column_of[first + l] == want;
-          right_has = right_has || column_of[first + span + l] == want;
+          left_has = left_has || candidate[first + l];
+          right_has = right_has || candidate[first + span + l];
         }
         if (left_has != right_has) {
           forced = true;
@@ -388,8 +394,17 @@ Result<TraceSeed> generate_seed(const SignatureModel& model, const GeneratorOpti
       node = node * 2 + (right ? 1 : 0);
       word = word * 2 + (right ? 1 : 0);
     }
-    if (line_distances)
-      line_distances->touch(std::uint64_t{block} * lines_per_block + (word >> (levels - line_levels)), i);
+    if (widths) {
+      const std::size_t line = static_cast<std::size_t>(word >> (levels - line_levels));
+      for (std::size_t w = 0; w < widths; ++w) {
+        if (targeted && row_known[w * kAlphaBins + abin]) {
+          const std::size_t r = w * kAlphaBins + abin;
+          row_refs[r] += 1;
+          achieved[r * cols + column_of[w * lines_per_block + (line >> w)]] += 1;
+        }
+        line_distances[w].touch(std::uint64_t{block} * (lines_per_block >> w) + (line >> w), i);
+      }
+    }
     trees.mark(block, node, false, now);
     seed.addresses[i] = options.base_address + block * shape.block_bytes + word * shape.word_bytes;
     std::size_t kind = 0;

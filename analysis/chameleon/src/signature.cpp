@@ -121,7 +121,7 @@ MemorySignature MemorySignature::empty(const SignatureShape& shape) {
   s.alpha_no.assign(kAlphaBins * shape.alpha_row(), 0);
   s.first_left.assign(shape.levels(), 0);
   s.first_right.assign(shape.levels(), 0);
-  s.line_reuse.assign(kAlphaBins * shape.line_row(), 0);
+  s.line_reuse.assign(shape.line_widths() * kAlphaBins * shape.line_row(), 0);
   return s;
 }
 
@@ -214,7 +214,7 @@ Json MemorySignature::to_json() const {
     // line distance is at least the block distance and rarely far above it).
     Json rows = Json::array();
     const std::size_t cols = shape.line_row();
-    for (std::size_t b = 0; b < kAlphaBins; ++b) {
+    for (std::size_t b = 0; b < shape.line_widths() * kAlphaBins; ++b) {
       const auto row = line_reuse.begin() + static_cast<std::ptrdiff_t>(b * cols);
       std::size_t row_used = cols;
       while (row_used > 0 && row[static_cast<std::ptrdiff_t>(row_used - 1)] == 0) --row_used;
@@ -279,23 +279,27 @@ Result<MemorySignature> MemorySignature::from_json(const Json& j, const Signatur
     const auto it = j.find("line_reuse");
     if (it == j.end()) return make_error(name + ": missing");
     if (!it->is_array()) return make_error(name + ": not an array");
-    if (it->size() > kAlphaBins)
-      return make_error(name + ": has " + std::to_string(it->size()) + " rows, expected " + std::to_string(kAlphaBins));
+    const std::size_t rows = shape.line_widths() * kAlphaBins;
+    if (it->size() != rows)
+      return make_error(name + ": has " + std::to_string(it->size()) + " rows, expected " + std::to_string(rows));
     const std::size_t cols = shape.line_row();
-    std::uint64_t line_total = 0;
+    std::vector<std::uint64_t> line_total(shape.line_widths(), 0);
     for (std::size_t r = 0; r < it->size(); ++r) {
       auto v = count_array((*it)[r], cols, true, name + "[" + std::to_string(r) + "]");
       if (!v) return v.error();
+      std::uint64_t& width_total = line_total[r / kAlphaBins];
       for (std::size_t c = 0; c < cols; ++c) {
         s.line_reuse[r * cols + c] = (*v)[c];
-        if (line_total > UINT64_MAX - (*v)[c]) return make_error(name + ": counts overflow");
-        line_total += (*v)[c];
+        if (width_total > UINT64_MAX - (*v)[c]) return make_error(name + ": counts overflow");
+        width_total += (*v)[c];
       }
     }
-    // Every block reuse (not a cold reference) has exactly one line distance.
-    if (line_total != s.references - std::min(s.references, s.cold))
-      return make_error(name + ": counts sum to " + std::to_string(line_total) + ", but the block reuses are " +
-                        std::to_string(s.references - std::min(s.references, s.cold)));
+    // Every block reuse (not a cold reference) has exactly one line distance per width.
+    const std::uint64_t reuses = s.references - std::min(s.references, s.cold);
+    for (std::size_t w = 0; w < line_total.size(); ++w)
+      if (line_total[w] != reuses)
+        return make_error(name + ": counts of width " + std::to_string(shape.line_bytes << w) + " sum to " +
+                          std::to_string(line_total[w]) + ", but the block reuses are " + std::to_string(reuses));
   }
   return s;
 }
@@ -309,7 +313,7 @@ Result<SignatureModel> combine(const std::vector<WeightedSignature>& regions) {
   const std::size_t row = m.shape.alpha_row();
   std::vector<double> yes(kAlphaBins * row, 0), seen(kAlphaBins * row, 0);
   std::vector<double> left(levels, 0), firsts(levels, 0);
-  std::vector<double> lines(kAlphaBins * m.shape.line_row(), 0);
+  std::vector<double> lines(m.shape.line_widths() * kAlphaBins * m.shape.line_row(), 0);
   double total = 0;
   for (std::size_t r = 0; r < regions.size(); ++r) {
     const MemorySignature* s = regions[r].signature;
@@ -357,7 +361,7 @@ Result<SignatureModel> combine(const std::vector<WeightedSignature>& regions) {
   for (std::size_t l = 0; l < levels; ++l) m.first_left[l] = firsts[l] > 0 ? left[l] / firsts[l] : 0.5;
   // Line distances: a distribution per alpha bin (all zero when never observed).
   const std::size_t cols = m.shape.line_row();
-  for (std::size_t b = 0; b < kAlphaBins && cols; ++b) {
+  for (std::size_t b = 0; b < m.shape.line_widths() * kAlphaBins && cols; ++b) {
     double sum = 0;
     for (std::size_t c = 0; c < cols; ++c) sum += lines[b * cols + c];
     if (sum > 0)

@@ -30,18 +30,18 @@
 //                direction so that synthetic blocks are entered like the
 //                original's).
 //   kinds        read / write / ifetch / modify counts.
-//   line_reuse   (when shape.line_bytes != 0, default 64 B) per alpha bin of a
-//                block reuse, the histogram of the reuse distance of the
-//                referenced *line* (line_bytes wide, inside the block) in
-//                line units: column 0 = the line's first reference (its
-//                block was referenced before), column 1 + b = histogram bin b
-//                of the line distance (same slices as `reuse`). It says how
-//                a block reuse at a given depth lands on the narrow lines:
-//                the same line (short line distance), another line used long
-//                ago, or a line never used; synthesis picks the line of each
-//                block reuse to follow it (generator.h), so the narrow
-//                widths' reuse distances, and with them the L1 misses that an
-//                L2 of 32-128 B lines catches, follow the original's.
+//   line_reuse   (when shape.line_bytes != 0, default 64 B) for every width
+//                W = line_bytes, 2 line_bytes, ..., block_bytes / 2 and every
+//                alpha bin of a block reuse, the histogram of the reuse
+//                distance of the referenced W-byte unit (inside the block) in
+//                units of W: column 0 = the unit's first reference (its block
+//                was referenced before), column 1 + b = histogram bin b of
+//                the distance (same slices as `reuse`). It says how a block
+//                reuse at a given depth lands on the narrower units: the same
+//                line (short distance), another one used long ago, or one
+//                never used. Synthesis picks the line of each block reuse to
+//                follow these (generator.h), so the reuse distances at every
+//                width the CDF does not cover follow the original's too.
 //
 // Signatures add: the signature of a region is the counts of its references,
 // and a weighted combination scales each region's counts to its weight
@@ -82,6 +82,8 @@ struct SignatureShape {
   std::size_t alpha_row() const { return node_states() * levels(); }     // counts per alpha bin
   // Levels of the tree above the line (log2(block / line)); 0 without lines.
   std::size_t line_levels() const;
+  // Widths with a line histogram: line_bytes, 2 line_bytes, ..., block_bytes / 2.
+  std::size_t line_widths() const { return line_levels(); }
   // Columns of a line_reuse row: first touch of the line, then histogram_bins().
   std::size_t line_row() const { return line_bytes ? 1 + histogram_bins() : 0; }
   // Age bin of a child last used `age` (>= 1) references ago: 1, 2-4, 5-16, 17-64, ... (capped).
@@ -108,7 +110,8 @@ struct MemorySignature {
   std::vector<std::uint64_t> alpha_no;
   std::vector<std::uint64_t> first_left;    // levels()
   std::vector<std::uint64_t> first_right;   // levels()
-  // kAlphaBins rows of shape.line_row() counts (empty when shape.line_bytes == 0).
+  // line_widths() x kAlphaBins rows of shape.line_row() counts, width-major
+  // (row w * kAlphaBins + alpha bin: width line_bytes << w); empty when line_bytes == 0.
   std::vector<std::uint64_t> line_reuse;
   std::array<std::uint64_t, kKindCount> kinds{};
 
@@ -148,8 +151,8 @@ struct SignatureModel {
   std::vector<double> reuse;          // probability of each histogram bin
   std::vector<double> alpha;          // P(same edge), indexed like MemorySignature::alpha_index
   std::vector<double> first_left;     // levels: P(first visit goes left)
-  // kAlphaBins rows of shape.line_row(): P(line distance column | alpha bin of
-  // the block reuse); a row never observed is all zero (synthesis then uses the trees).
+  // line_widths() x kAlphaBins rows of shape.line_row(): P(line distance column |
+  // width, alpha bin of the block reuse); a row never observed is all zero.
   std::vector<double> line_reuse;
   std::array<double, kKindCount> kinds{};
 };
