@@ -163,7 +163,7 @@ class ChameleonProfiler final : public Profiler {
             {"sub_bins", "4", "histogram slices per octave of reuse distance (power of two <= 64)"},
             {"age_bins", "12", "alpha of nodes with both children used, split by the other child's age (references since its last use), log4 bins (1 = no split)"},
             {"age_clock", "references", "the age split's clock: references, or visits of the child's block"},
-            {"line", "64", "line width (bytes) whose reuse distance is kept per block-reuse bin and followed by synthesis (0 = none: the alpha trees alone)"},
+            {"line", "32", "narrowest width (bytes) whose reuse distances, like those of every width up to half the block, are kept per block-reuse bin and followed by synthesis (0 = none: the alpha trees alone)"},
             {"sample_on", "0", "interval sampling: references characterised per interval (0 = every reference)"},
             {"sample_off", "0", "interval sampling: references skipped after each interval (e.g. 9M with sample_on=1M)"},
             {"regions", "", "code regions, one signature each: a region map file ('region ID NAME T0 T1' lines) or an hmtt store whose I-Code events HMTT_EVENT(k) start region k"},

@@ -30,7 +30,7 @@
 //                direction so that synthetic blocks are entered like the
 //                original's).
 //   kinds        read / write / ifetch / modify counts.
-//   line_reuse   (when shape.line_bytes != 0, default 64 B) for every width
+//   line_reuse   (when shape.line_bytes != 0, default 32 B) for every width
 //                W = line_bytes, 2 line_bytes, ..., block_bytes / 2 and every
 //                alpha bin of a block reuse, the histogram of the reuse
 //                distance of the referenced W-byte unit (inside the block) in
