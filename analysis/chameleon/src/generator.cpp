@@ -293,7 +293,7 @@ Result<TraceSeed> generate_seed(const SignatureModel& model, const GeneratorOpti
   // current reuse distances, at every width from the line to half the block,
   // keep the CDFs of distances achieved so far (for the block reuse's alpha
   // bin) closest to the signature's; among equally good lines the trees
-  // choose as usual. Blocks are unchanged, so the 512 B distances stay exactly
+  // choose (their own walk when it lands on one, else constrained to them). Blocks are unchanged, so the 512 B distances stay exactly
   // those drawn.
   const std::size_t cols = shape.line_row();
   const std::size_t widths = shape.line_widths();
@@ -357,7 +357,29 @@ Result<TraceSeed> generate_seed(const SignatureModel& model, const GeneratorOpti
         }
       }
       const double best_cost = *std::min_element(line_cost.begin(), line_cost.end());
-      for (std::size_t l = 0; l < lines_per_block; ++l) candidate[l] = line_cost[l] <= best_cost + 1e-9;
+      // The trees' own proposal, a walk above the line that marks nothing: taken
+      // when it is one of the best lines, so that among equally good lines each
+      // line's history (runs of reuse, then a move) is the trees' unconstrained
+      // one; otherwise the walk below goes only where a best line is.
+      std::size_t proposal = 0;
+      for (std::size_t level = 0, n = 1; level < line_levels; ++level) {
+        bool right = false;
+        if (trees.visited(block, n)) {
+          const bool both = trees.visited(block, 2 * n) && trees.visited(block, 2 * n + 1);
+          const std::size_t age =
+              both ? shape.age_bin(trees.age(block, 2 * n + (trees.went_right(block, n) ? 0 : 1), now)) : 0;
+          const bool same =
+              rng.unit() < model.alpha[abin * shape.alpha_row() + (age * 2 + (both ? 1 : 0)) * levels + level];
+          right = same ? trees.went_right(block, n) : !trees.went_right(block, n);
+        } else {
+          right = !(rng.unit() < model.first_left[level]);
+        }
+        n = n * 2 + (right ? 1 : 0);
+        proposal = proposal * 2 + (right ? 1 : 0);
+      }
+      const bool take_proposal = line_cost[proposal] <= best_cost + 1e-9;
+      for (std::size_t l = 0; l < lines_per_block; ++l)
+        candidate[l] = take_proposal ? l == proposal : line_cost[l] <= best_cost + 1e-9;
     }
     std::size_t node = 1;
     std::uint64_t word = 0;
