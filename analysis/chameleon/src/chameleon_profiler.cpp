@@ -167,7 +167,7 @@ class ChameleonProfiler final : public Profiler {
             {"sample_on", "0", "interval sampling: references characterised per interval (0 = every reference)"},
             {"sample_off", "0", "interval sampling: references skipped after each interval (e.g. 9M with sample_on=1M)"},
             {"regions", "", "code regions, one signature each: a region map file ('region ID NAME T0 T1' lines) or an hmtt store whose I-Code events HMTT_EVENT(k) start region k"},
-            {"seed_max", "8M", "synthesis: longest trace seed; longer traces replicate it"},
+            {"seed_max", "64M", "synthesis: longest trace seed; longer traces replicate it (replication loses the reuses between copies that L2 and L3 see)"},
             {"max_iterations", "8", "synthesis: attempts of the T/R cold-miss adjustment"},
             {"tolerance", "0.001", "synthesis: accepted max CDF gap between the seed and the signature"}};
   }
