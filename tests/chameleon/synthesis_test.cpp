@@ -75,6 +75,9 @@ TEST_CASE("chameleon profile: recognised, round-trips, the contract's summary") 
   CHECK(parsed->references == 50000);
   CHECK(parsed->sampled_references == 50000);
   CHECK(parsed->shape == SignatureShape{512, 4, 4, 12, false, 32});
+  // Seeds as long as the trace up to 64 M references: replication loses the
+  // reuses between copies that L2 and L3 see (docs/chameleon.md).
+  CHECK(parsed->seed_max == (std::uint64_t{64} << 20));
   // The parsed signature is the tracer's, count for count.
   SignatureTracer t({{512, 4, 4, 12, false, 32}, 0, 0, {}});
   t.access(trace);
