@@ -68,7 +68,8 @@ int main(int argc, char** argv) {
 
   t0 = std::chrono::steady_clock::now();
   chameleon::TracerOptions options;
-  options.shape.age_bins = 12;  // the profiler's default
+  options.shape.age_bins = 12;    // the profiler's defaults
+  options.shape.line_bytes = 32;  // (line distances at 32, 64, 128 and 256 B)
   chameleon::SignatureTracer tracer(options);
   tracer.access(trace);
   tracer.finish();

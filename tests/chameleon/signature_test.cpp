@@ -105,6 +105,62 @@ TEST_CASE("chameleon: the alpha bin is the reference's 512 B reuse distance") {
   }
 }
 
+TEST_CASE("chameleon: line distances per block-reuse bin, exact counts") {
+  SignatureShape shape = paper_shape();
+  shape.line_bytes = 64;
+  REQUIRE(shape.validate().ok());
+  CHECK(shape.line_levels() == 3);
+  CHECK(shape.line_row() == 1 + shape.histogram_bins());
+  for (std::uint64_t bad : {4ull, 500ull, 512ull, 1024ull}) {
+    SignatureShape b = paper_shape();
+    b.line_bytes = bad;
+    CHECK_FALSE(b.validate().ok());
+  }
+  SignatureTracer t({shape, 0, 0, {}});
+  // Bytes 0, 64, 512, 0, 640, 644 (64 B lines 0, 1, 8, 0, 10, 10; blocks 0, 0, 1, 0, 1, 1):
+  //   0    block cold: no line count
+  //   64   block distance 0 (alpha bin 0), line never used: column 0
+  //   512  block cold
+  //   0    block distance 1 (alpha bin 1), line distance 2 (lines 1 and 8 since): column 1 + bin(2)
+  //   640  block distance 1 (alpha bin 1), line never used: column 0
+  //   644  block distance 0, line distance 0: column 1 + bin(0)
+  for (std::uint64_t a : {0, 64, 512, 0, 640, 644}) t.access(at(0, a));
+  t.finish();
+  const auto& s = t.signature();
+  // The same stream at 128 B (units 0, 0, 4, 0, 5, 5) and 256 B (units 0, 0, 2, 0, 2, 2).
+  const std::size_t cols = shape.line_row();
+  REQUIRE(shape.line_widths() == 3);
+  REQUIRE(s.line_reuse.size() == 3 * kAlphaBins * cols);
+  std::vector<std::uint64_t> want(3 * kAlphaBins * cols, 0);
+  auto cell = [&](std::size_t width, std::size_t abin, std::size_t col) -> std::uint64_t& {
+    return want[(width * kAlphaBins + abin) * cols + col];
+  };
+  cell(0, 0, 0) = 1;                               // 64: new line
+  cell(0, 0, 1 + shape.histogram_bin(0)) = 1;      // 644: the same line as 640
+  cell(0, 1, 0) = 1;                               // 640: new line
+  cell(0, 1, 1 + shape.histogram_bin(2)) = 1;      // 0: lines 1 and 8 since
+  cell(1, 0, 1 + shape.histogram_bin(0)) = 2;      // 64 and 644: the same 128 B unit as before
+  cell(1, 1, 1 + shape.histogram_bin(1)) = 1;      // 0: unit 4 since
+  cell(1, 1, 0) = 1;                               // 640: unit 5 is new
+  cell(2, 0, 1 + shape.histogram_bin(0)) = 2;      // 64 and 644
+  cell(2, 1, 1 + shape.histogram_bin(1)) = 2;      // 0 (unit 2 since) and 640 (unit 0 since)
+  CHECK(s.line_reuse == want);
+  // Written without trailing empty columns, read back count for count.
+  const auto j = s.to_json();
+  REQUIRE(j["line_reuse"].size() == 3 * kAlphaBins);
+  CHECK(j["line_reuse"][0].size() == 2);
+  CHECK(j["line_reuse"][5].size() == 0);
+  auto back = MemorySignature::from_json(j, shape, "sig");
+  REQUIRE(back.ok());
+  CHECK(*back == s);
+  // Signatures without lines keep none.
+  SignatureTracer plain({paper_shape(), 0, 0, {}});
+  for (std::uint64_t a : {0, 64, 512, 0}) plain.access(at(0, a));
+  plain.finish();
+  CHECK(plain.signature().line_reuse.empty());
+  CHECK_FALSE(plain.signature().to_json().contains("line_reuse"));
+}
+
 TEST_CASE("chameleon: interval sampling characterises sample_on of every on+off, each interval cold") {
   SignatureTracer t({paper_shape(), 1000, 9000, {}});
   // 100 000 references cycling over 10 blocks.

@@ -74,9 +74,12 @@ TEST_CASE("chameleon profile: recognised, round-trips, the contract's summary") 
   REQUIRE(parsed.ok());
   CHECK(parsed->references == 50000);
   CHECK(parsed->sampled_references == 50000);
-  CHECK(parsed->shape == SignatureShape{512, 4, 4, 12});
+  CHECK(parsed->shape == SignatureShape{512, 4, 4, 12, false, 32});
+  // Seeds as long as the trace up to 64 M references: replication loses the
+  // reuses between copies that L2 and L3 see (docs/chameleon.md).
+  CHECK(parsed->seed_max == (std::uint64_t{64} << 20));
   // The parsed signature is the tracer's, count for count.
-  SignatureTracer t({{512, 4, 4, 12}, 0, 0, {}});
+  SignatureTracer t({{512, 4, 4, 12, false, 32}, 0, 0, {}});
   t.access(trace);
   t.finish();
   CHECK(parsed->signature == t.signature());
@@ -163,11 +166,25 @@ TEST_CASE("chameleon synth: narrower widths follow the alpha trees") {
   REQUIRE(c.ok());
   MESSAGE("demo: LRU mean " << c->lru_error.mean << " max " << c->lru_error.max << "; hierarchies mean "
                             << c->hierarchy_error.mean << " max " << c->hierarchy_error.max);
-  // Measured 0.038 / 0.110 (docs/accuracy.md): the issue's 1 % / 3.5 % is not
-  // met on this artificial workload (its random pointer chase over 8 MB is where
-  // the age split's reference clock misleads); these bounds catch regressions.
-  CHECK(c->lru_error.mean <= 0.05);
-  CHECK(c->lru_error.max <= 0.15);
+  // Measured 0.0060 / 0.031 with the line distances (0.038 / 0.110 with the
+  // trees alone, line=0): the issue's 1 % / 3.5 % now hold on this workload;
+  // hierarchy levels measured 0.0087 mean.
+  CHECK(c->lru_error.mean <= 0.01);
+  CHECK(c->lru_error.max <= 0.035);
+  CHECK(c->hierarchy_error.mean <= 0.015);
+}
+
+TEST_CASE("chameleon: a profile without line distances (line=0, or written before them) synthesises from the trees") {
+  const auto trace = demo(30000);
+  const std::string none = profile_of(trace, {"line=0"});
+  Json with = Json::parse(profile_of(trace));
+  CHECK(with["line_bytes"] == 32);
+  CHECK_FALSE(Json::parse(none).contains("line_bytes"));
+  with.erase("line_bytes");
+  with["signature"].erase("line_reuse");
+  with["params"]["line"] = "0";
+  // Same counts otherwise, so the same model and the same synthetic trace.
+  CHECK(synth(with.dump(), 20000, 3) == synth(none, 20000, 3));
 }
 
 TEST_CASE("chameleon profile: knobs are checked and named") {
@@ -191,6 +208,9 @@ TEST_CASE("chameleon profile: knobs are checked and named") {
   CHECK(run_with({"colour=red"}).find("'colour'") != std::string::npos);
   CHECK(run_with({"age_bins=17"}).find("'age_bins'") != std::string::npos);
   CHECK(run_with({"age_clock=sundial"}).find("'age_clock'") != std::string::npos);
+  CHECK(run_with({"line=48"}).find("'line'") != std::string::npos);
+  CHECK(run_with({"line=512"}).find("'line'") != std::string::npos);
+  CHECK(run_with({"line=0"}) == "");
 }
 
 TEST_CASE("chameleon synth: malformed profiles are errors naming the field, never a crash") {
@@ -239,6 +259,16 @@ TEST_CASE("chameleon synth: malformed profiles are errors naming the field, neve
       {"method is 'irm'", [](Json& j) { j["method"] = "irm"; }},
       {"age_bins", [](Json& j) { j["age_bins"] = 0; }},
       {"age_clock", [](Json& j) { j["age_clock"] = "sundial"; }},
+      {"line_bytes: must be 0 or a power of two", [](Json& j) { j["line_bytes"] = 48; }},
+      {"line_bytes: not an unsigned integer", [](Json& j) { j["line_bytes"] = "wide"; }},
+      {"signature.line_reuse: missing", [](Json& j) { j["signature"].erase("line_reuse"); }},
+      {"signature.line_reuse[1][0]", [](Json& j) { j["signature"]["line_reuse"][1] = Json::array({"x"}); }},
+      {"signature.line_reuse: counts of width 32 sum to", [](Json& j) { j["signature"]["line_reuse"][0].push_back(5); }},
+      {"signature.line_reuse: counts of width 128 sum to", [](Json& j) { j["signature"]["line_reuse"][2 * 18 + 1].push_back(5); }},
+      {"signature.line_reuse: has 18 rows, expected 72", [](Json& j) {
+         auto& rows = j["signature"]["line_reuse"];
+         rows.erase(rows.begin() + 18, rows.end());
+       }},
   };
   for (const auto& c : cases) {
     Json j = good;
@@ -324,18 +354,28 @@ TEST_CASE("chameleon synth: a real program traced by Valgrind lackey") {
   // At 512 B the fully-associative rates are the signature's (sampling error only).
   const auto ha = lru_hits(trace, 512), hb = lru_hits(syn, 512);
   for (std::size_t k = 0; k < ha.size(); ++k) CHECK(std::abs(ha[k] - hb[k]) <= 0.005);
-  // The issue's bounds on the LRU sweep (mean 1 %, max 3.5 %; measured 0.0035
-  // and 0.018) and on L1 and L3 (mean 1 %, max 3.5 %; L1 measured 0.003 / 0.008)
-  // hold. L2's do not (measured mean 0.058, max 0.105: L1 misses are 0.5 % of
-  // this trace's references, so L2's local hit ratio amplifies small errors;
-  // figures per trace in docs/accuracy.md): that bound is the measured figure
-  // plus a margin, so that a regression fails.
-  CHECK(c->lru_error.mean <= 0.01);
+  // At 64 B (one of the signature's line widths) the synthetic follows the
+  // line distances: mean error over the 17 depths measured 0.0010 (0.0066
+  // with the trees alone, line=0).
+  const auto la = lru_hits(trace, 64), lb = lru_hits(syn, 64);
+  double line_error = 0;
+  for (std::size_t k = 0; k < la.size(); ++k) line_error += std::abs(la[k] - lb[k]) / static_cast<double>(la.size());
+  MESSAGE("sort -n: 64 B fully-associative mean error " << line_error);
+  CHECK(line_error <= 0.003);
+  // The issue's bounds on the LRU sweep (mean 1 %, max 3.5 %; measured 0.0005
+  // and 0.014) and on L1 and L3 (L1 measured 0.0006 / 0.0016) hold, with
+  // bounds below the trees-alone model's figures (LRU mean 0.0034, L1 mean
+  // 0.0030 / max 0.0076, L2 0.063 / 0.105) so that a regression fails. L2's do
+  // not (measured mean 0.034, max 0.055): L1 misses are 0.5 % of this trace's
+  // references, and the synthetic's set-associative L1s miss by conflict more
+  // often than the original's (docs/accuracy.md); that bound is the measured
+  // figure plus a margin.
+  CHECK(c->lru_error.mean <= 0.002);
   CHECK(c->lru_error.max <= 0.035);
   for (const auto& [level, e] : c->per_level_error) {
     MESSAGE("sort -n: " << level << " mean " << e.mean << " max " << e.max);
-    CHECK(e.mean <= (level == "L2" ? 0.1 : 0.01));
-    CHECK(e.max <= (level == "L2" ? 0.15 : 0.035));
+    CHECK(e.mean <= (level == "L2" ? 0.05 : level == "L1" ? 0.002 : 0.01));
+    CHECK(e.max <= (level == "L2" ? 0.09 : level == "L1" ? 0.01 : 0.035));
   }
 }
 

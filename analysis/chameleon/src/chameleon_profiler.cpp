@@ -73,6 +73,11 @@ Result<ChameleonProfile> parse_profile(std::string_view data) {
       return make_error(where + "age_clock: must be \"references\" or \"visits\"");
     p.shape.age_in_visits = *clock == "visits";
   }
+  if (j.contains("line_bytes")) {  // absent in profiles written before the line histogram: none
+    auto line = unsigned_field(j, "line_bytes", where);
+    if (!line) return line.error();
+    p.shape.line_bytes = *line;
+  }
   if (auto s = p.shape.validate(); !s) return make_error(where + s.error().message);
   const auto synth = j.find("synthesis");
   if (synth == j.end() || !synth->is_object()) return make_error(where + "synthesis: missing or not an object");
@@ -158,10 +163,11 @@ class ChameleonProfiler final : public Profiler {
             {"sub_bins", "4", "histogram slices per octave of reuse distance (power of two <= 64)"},
             {"age_bins", "12", "alpha of nodes with both children used, split by the other child's age (references since its last use), log4 bins (1 = no split)"},
             {"age_clock", "references", "the age split's clock: references, or visits of the child's block"},
+            {"line", "32", "narrowest width (bytes) whose reuse distances, like those of every width up to half the block, are kept per block-reuse bin and followed by synthesis (0 = none: the alpha trees alone)"},
             {"sample_on", "0", "interval sampling: references characterised per interval (0 = every reference)"},
             {"sample_off", "0", "interval sampling: references skipped after each interval (e.g. 9M with sample_on=1M)"},
             {"regions", "", "code regions, one signature each: a region map file ('region ID NAME T0 T1' lines) or an hmtt store whose I-Code events HMTT_EVENT(k) start region k"},
-            {"seed_max", "8M", "synthesis: longest trace seed; longer traces replicate it"},
+            {"seed_max", "64M", "synthesis: longest trace seed; longer traces replicate it (replication loses the reuses between copies that L2 and L3 see)"},
             {"max_iterations", "8", "synthesis: attempts of the T/R cold-miss adjustment"},
             {"tolerance", "0.001", "synthesis: accepted max CDF gap between the seed and the signature"}};
   }
@@ -182,10 +188,13 @@ class ChameleonProfiler final : public Profiler {
     if (!clock) return clock.error();
     if (*clock != "references" && *clock != "visits")
       return make_error("parameter 'age_clock': must be references or visits");
-    opt.shape = {*block, *word, static_cast<std::uint32_t>(*sub), static_cast<std::uint32_t>(*age), *clock == "visits"};
+    auto line = params.u64("line");
+    if (!line) return line.error();
+    opt.shape = {*block, *word, static_cast<std::uint32_t>(*sub), static_cast<std::uint32_t>(*age), *clock == "visits", *line};
     if (auto s = opt.shape.validate(); !s) {
       std::string m = s.error().message;
-      m.replace(0, m.find(':'), m.starts_with("block") ? "parameter 'block'" : m.starts_with("word") ? "parameter 'word'" : "parameter 'sub_bins'");
+      m.replace(0, m.find(':'), m.starts_with("block") ? "parameter 'block'" : m.starts_with("word") ? "parameter 'word'"
+                                : m.starts_with("line") ? "parameter 'line'" : "parameter 'sub_bins'");
       return make_error(m);
     }
     auto on = params.u64("sample_on");
@@ -239,6 +248,7 @@ class ChameleonProfiler final : public Profiler {
     j["sub_bins"] = opt.shape.sub_bins;
     j["age_bins"] = opt.shape.age_bins;
     j["age_clock"] = opt.shape.age_in_visits ? "visits" : "references";
+    if (opt.shape.line_bytes) j["line_bytes"] = opt.shape.line_bytes;
     j["synthesis"] = {{"seed_max", *seed_max}, {"max_iterations", *iterations}, {"tolerance", *tolerance}};
     j["signature"] = tracer.signature().to_json();
     if (!opt.regions.empty()) {
@@ -270,7 +280,14 @@ class ChameleonProfiler final : public Profiler {
     out.summary["hit_512B_depth_65536"] = cdf.back();
     // The paper's count: 17 CDF points + alpha per (reuse bin, level).
     out.summary["signature_numbers"] = chameleon::kCdfDepths + chameleon::kAlphaBins * opt.shape.levels();
-    out.summary["stored_counts"] = 3 + s.reuse.size() + 2 * s.alpha_yes.size() + 2 * s.first_left.size() + kKindCount;
+    std::uint64_t line_counts = 0;  // line_reuse as written: rows without trailing empty columns
+    for (std::size_t b = 0; b < opt.shape.line_widths() * chameleon::kAlphaBins; ++b) {
+      std::size_t used = opt.shape.line_row();
+      while (used > 0 && s.line_reuse[b * opt.shape.line_row() + used - 1] == 0) --used;
+      line_counts += used;
+    }
+    out.summary["stored_counts"] =
+        3 + s.reuse.size() + 2 * s.alpha_yes.size() + 2 * s.first_left.size() + kKindCount + line_counts;
     out.summary["regions"] = opt.regions.empty() ? 0 : tracer.region_ids().size() + 1;
     return out;
   }

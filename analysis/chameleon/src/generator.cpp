@@ -86,6 +86,44 @@ class LruBlockList {
 
 constexpr std::uint8_t kColdBin = 0xff;
 
+// Reuse distances of lines as the synthetic trace is written: a Fenwick tree
+// over reference positions marks every line's last reference, so a line's
+// distance is the number of marks after its own.
+class LineDistances {
+ public:
+  explicit LineDistances(std::size_t positions) : tree_(positions + 1, 0) {}
+  // Distance of `line` if referenced now; kNever for a line never referenced.
+  static constexpr std::uint64_t kNever = ~std::uint64_t{0};
+  std::uint64_t distance(std::uint64_t line) const {
+    if (line >= last_.size() || last_[line] == 0) return kNever;
+    return marks_ - prefix(last_[line]);
+  }
+  // `line` referenced at position `pos` (positions increase by one per call).
+  void touch(std::uint64_t line, std::size_t pos) {
+    if (line >= last_.size()) last_.resize(std::max<std::size_t>(line + 1, last_.size() * 2), 0);
+    if (last_[line] != 0) {
+      add(last_[line], -1);
+      --marks_;
+    }
+    last_[line] = pos + 1;
+    add(pos + 1, +1);
+    ++marks_;
+  }
+
+ private:
+  void add(std::size_t i, std::int32_t delta) {
+    for (; i < tree_.size(); i += i & (~i + 1)) tree_[i] += delta;
+  }
+  std::uint64_t prefix(std::size_t i) const {  // marks at positions 1..i
+    std::int64_t s = 0;
+    for (; i != 0; i -= i & (~i + 1)) s += tree_[i];
+    return static_cast<std::uint64_t>(s);
+  }
+  std::vector<std::int32_t> tree_;
+  std::vector<std::size_t> last_;  // line -> position + 1 of its last reference (0 = never)
+  std::uint64_t marks_ = 0;
+};
+
 struct BlockTrace {
   std::vector<std::uint32_t> blocks;
   std::vector<std::uint8_t> alpha_bins;  // kColdBin for a new block
@@ -251,6 +289,33 @@ Result<TraceSeed> generate_seed(const SignatureModel& model, const GeneratorOpti
   AccessHistoryTrees trees(levels, shape.age_bins > 1);
   seed.addresses.resize(best.blocks.size());
   seed.kinds.resize(best.blocks.size());
+  // Lines: a block reuse picks the line (of the narrowest width) whose
+  // current reuse distances, at every width from the line to half the block,
+  // keep the CDFs of distances achieved so far (for the block reuse's alpha
+  // bin) closest to the signature's; among equally good lines the trees
+  // choose (their own walk when it lands on one, else constrained to them). Blocks are unchanged, so the 512 B distances stay exactly
+  // those drawn.
+  const std::size_t cols = shape.line_row();
+  const std::size_t widths = shape.line_widths();
+  const std::size_t line_levels = shape.line_levels();
+  const std::size_t lines_per_block = std::size_t{1} << line_levels;
+  const std::size_t rows = widths * kAlphaBins;
+  std::vector<bool> row_known(rows, false);
+  std::vector<std::size_t> row_last(rows, 0);  // last non-empty distance column of each row
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t c = 0; c < cols; ++c)
+      if (model.line_reuse[r * cols + c] > 0) {
+        row_known[r] = true;
+        if (c > 0) row_last[r] = c;
+      }
+  std::vector<LineDistances> line_distances;
+  for (std::size_t w = 0; w < widths; ++w) line_distances.emplace_back(best.blocks.size());
+  std::vector<double> row_refs(rows, 0);
+  std::vector<double> achieved(rows * cols, 0);
+  std::vector<std::size_t> column_of(widths * lines_per_block);  // [w][unit of width w]
+  std::vector<double> edge_cost(cols + 1, 0);
+  std::vector<double> line_cost(lines_per_block);
+  std::vector<bool> candidate(lines_per_block);
   std::uint32_t trees_made = 0;
   for (std::size_t i = 0; i < best.blocks.size(); ++i) {
     const std::uint32_t block = best.blocks[i];
@@ -258,11 +323,86 @@ Result<TraceSeed> generate_seed(const SignatureModel& model, const GeneratorOpti
     const std::size_t abin = best.alpha_bins[i] == kColdBin ? 0 : best.alpha_bins[i];
     const std::uint32_t visits = trees.visit(block);
     const auto now = shape.age_in_visits ? visits : static_cast<std::uint32_t>(i + 1);
+    bool targeted = false;
+    if (widths && best.alpha_bins[i] != kColdBin && row_known[abin]) {
+      targeted = true;
+      std::fill(line_cost.begin(), line_cost.end(), 0.0);
+      for (std::size_t w = 0; w < widths; ++w) {
+        const std::size_t r = w * kAlphaBins + abin;
+        if (!row_known[r]) continue;
+        const std::size_t units = lines_per_block >> w;
+        for (std::size_t u = 0; u < units; ++u) {
+          const std::uint64_t d = line_distances[w].distance(std::uint64_t{block} * units + u);
+          column_of[w * lines_per_block + u] = d == LineDistances::kNever ? 0 : 1 + shape.histogram_bin(d);
+        }
+        // The row's CDF over distance (a unit never used is beyond every
+        // depth): choosing column c adds one reference at every edge >= c,
+        // which changes |target - achieved| at edge e by |D_e - 1| - |D_e|.
+        const double* p = &model.line_reuse[r * cols];
+        const double* got = &achieved[r * cols];
+        const double n = row_refs[r] + 1;
+        const std::size_t last = row_last[r];
+        double cum_target = 0, cum_got = 0;
+        for (std::size_t c = 1; c <= last; ++c) {
+          cum_target += p[c] * n;
+          cum_got += got[c];
+          const double gap = cum_target - cum_got;
+          edge_cost[c] = gap >= 1 ? -1.0 : gap <= 0 ? 1.0 : 1.0 - 2.0 * gap;
+        }
+        double suffix = 0;
+        for (std::size_t c = last; c >= 1; --c) edge_cost[c] = (suffix += edge_cost[c]);
+        for (std::size_t l = 0; l < lines_per_block; ++l) {
+          const std::size_t c = column_of[w * lines_per_block + (l >> w)];
+          line_cost[l] += c == 0 || c > last ? 0.0 : edge_cost[c];
+        }
+      }
+      const double best_cost = *std::min_element(line_cost.begin(), line_cost.end());
+      // The trees' own proposal, a walk above the line that marks nothing: taken
+      // when it is one of the best lines, so that among equally good lines each
+      // line's history (runs of reuse, then a move) is the trees' unconstrained
+      // one; otherwise the walk below goes only where a best line is.
+      std::size_t proposal = 0;
+      for (std::size_t level = 0, n = 1; level < line_levels; ++level) {
+        bool right = false;
+        if (trees.visited(block, n)) {
+          const bool both = trees.visited(block, 2 * n) && trees.visited(block, 2 * n + 1);
+          const std::size_t age =
+              both ? shape.age_bin(trees.age(block, 2 * n + (trees.went_right(block, n) ? 0 : 1), now)) : 0;
+          const bool same =
+              rng.unit() < model.alpha[abin * shape.alpha_row() + (age * 2 + (both ? 1 : 0)) * levels + level];
+          right = same ? trees.went_right(block, n) : !trees.went_right(block, n);
+        } else {
+          right = !(rng.unit() < model.first_left[level]);
+        }
+        n = n * 2 + (right ? 1 : 0);
+        proposal = proposal * 2 + (right ? 1 : 0);
+      }
+      const bool take_proposal = line_cost[proposal] <= best_cost + 1e-9;
+      for (std::size_t l = 0; l < lines_per_block; ++l)
+        candidate[l] = take_proposal ? l == proposal : line_cost[l] <= best_cost + 1e-9;
+    }
     std::size_t node = 1;
     std::uint64_t word = 0;
     for (std::size_t level = 0; level < levels; ++level) {
+      // Above the line, when targeting: only subtrees holding a candidate line.
+      bool forced = false, forced_right = false;
+      if (targeted && level < line_levels) {
+        const std::size_t span = std::size_t{1} << (line_levels - level - 1);  // lines per child
+        const std::size_t first = (node - (std::size_t{1} << level)) * 2 * span;  // first line under the left child
+        bool left_has = false, right_has = false;
+        for (std::size_t l = 0; l < span; ++l) {
+          left_has = left_has || candidate[first + l];
+          right_has = right_has || candidate[first + span + l];
+        }
+        if (left_has != right_has) {
+          forced = true;
+          forced_right = right_has;
+        }
+      }
       bool right = false;
-      if (trees.visited(block, node)) {
+      if (forced) {
+        right = forced_right;
+      } else if (trees.visited(block, node)) {
         const bool both = trees.visited(block, 2 * node) && trees.visited(block, 2 * node + 1);
         const std::size_t age =
             both ? shape.age_bin(trees.age(block, 2 * node + (trees.went_right(block, node) ? 0 : 1), now)) : 0;
@@ -275,6 +415,17 @@ Result<TraceSeed> generate_seed(const SignatureModel& model, const GeneratorOpti
       trees.mark(block, node, right, now);
       node = node * 2 + (right ? 1 : 0);
       word = word * 2 + (right ? 1 : 0);
+    }
+    if (widths) {
+      const std::size_t line = static_cast<std::size_t>(word >> (levels - line_levels));
+      for (std::size_t w = 0; w < widths; ++w) {
+        if (targeted && row_known[w * kAlphaBins + abin]) {
+          const std::size_t r = w * kAlphaBins + abin;
+          row_refs[r] += 1;
+          achieved[r * cols + column_of[w * lines_per_block + (line >> w)]] += 1;
+        }
+        line_distances[w].touch(std::uint64_t{block} * (lines_per_block >> w) + (line >> w), i);
+      }
     }
     trees.mark(block, node, false, now);
     seed.addresses[i] = options.base_address + block * shape.block_bytes + word * shape.word_bytes;

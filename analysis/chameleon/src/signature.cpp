@@ -65,6 +65,11 @@ std::size_t SignatureShape::levels() const {
   return static_cast<std::size_t>(std::countr_zero(block_bytes) - std::countr_zero(word_bytes));
 }
 
+std::size_t SignatureShape::line_levels() const {
+  if (line_bytes == 0) return 0;
+  return static_cast<std::size_t>(std::countr_zero(block_bytes) - std::countr_zero(line_bytes));
+}
+
 std::size_t SignatureShape::histogram_bins() const { return 1 + kOctaves * sub_bins; }
 
 std::size_t SignatureShape::histogram_bin(std::uint64_t distance) const {
@@ -103,6 +108,8 @@ Status SignatureShape::validate() const {
   if (levels() > 12) return make_error("block_bytes: at most 4096 words per block (block / word <= 2^12)");
   if (!power_of_two(sub_bins) || sub_bins > 64) return make_error("sub_bins: must be a power of two <= 64");
   if (age_bins == 0 || age_bins > 16) return make_error("age_bins: must be in 1 .. 16");
+  if (line_bytes != 0 && (!power_of_two(line_bytes) || line_bytes <= word_bytes || line_bytes >= block_bytes))
+    return make_error("line_bytes: must be 0 or a power of two between word_bytes and block_bytes (exclusive)");
   return Status::success();
 }
 
@@ -114,6 +121,7 @@ MemorySignature MemorySignature::empty(const SignatureShape& shape) {
   s.alpha_no.assign(kAlphaBins * shape.alpha_row(), 0);
   s.first_left.assign(shape.levels(), 0);
   s.first_right.assign(shape.levels(), 0);
+  s.line_reuse.assign(shape.line_widths() * kAlphaBins * shape.line_row(), 0);
   return s;
 }
 
@@ -153,6 +161,7 @@ Status MemorySignature::add(const MemorySignature& other) {
   sum(alpha_no, other.alpha_no);
   sum(first_left, other.first_left);
   sum(first_right, other.first_right);
+  sum(line_reuse, other.line_reuse);
   for (std::size_t k = 0; k < kinds.size(); ++k) kinds[k] += other.kinds[k];
   return Status::success();
 }
@@ -200,6 +209,19 @@ Json MemorySignature::to_json() const {
   j["alpha_no"] = no;
   j["first_left"] = first_left;
   j["first_right"] = first_right;
+  if (shape.line_bytes) {
+    // One row per alpha bin, without its trailing empty columns (most are: a
+    // line distance is at least the block distance and rarely far above it).
+    Json rows = Json::array();
+    const std::size_t cols = shape.line_row();
+    for (std::size_t b = 0; b < shape.line_widths() * kAlphaBins; ++b) {
+      const auto row = line_reuse.begin() + static_cast<std::ptrdiff_t>(b * cols);
+      std::size_t row_used = cols;
+      while (row_used > 0 && row[static_cast<std::ptrdiff_t>(row_used - 1)] == 0) --row_used;
+      rows.push_back(std::vector<std::uint64_t>(row, row + static_cast<std::ptrdiff_t>(row_used)));
+    }
+    j["line_reuse"] = rows;
+  }
   return j;
 }
 
@@ -252,6 +274,33 @@ Result<MemorySignature> MemorySignature::from_json(const Json& j, const Signatur
   if (by_kind != s.references)
     return make_error(where + ".kinds: sum " + std::to_string(by_kind) + " differs from references " +
                       std::to_string(s.references));
+  if (shape.line_bytes) {
+    const std::string name = where + ".line_reuse";
+    const auto it = j.find("line_reuse");
+    if (it == j.end()) return make_error(name + ": missing");
+    if (!it->is_array()) return make_error(name + ": not an array");
+    const std::size_t rows = shape.line_widths() * kAlphaBins;
+    if (it->size() != rows)
+      return make_error(name + ": has " + std::to_string(it->size()) + " rows, expected " + std::to_string(rows));
+    const std::size_t cols = shape.line_row();
+    std::vector<std::uint64_t> line_total(shape.line_widths(), 0);
+    for (std::size_t r = 0; r < it->size(); ++r) {
+      auto v = count_array((*it)[r], cols, true, name + "[" + std::to_string(r) + "]");
+      if (!v) return v.error();
+      std::uint64_t& width_total = line_total[r / kAlphaBins];
+      for (std::size_t c = 0; c < cols; ++c) {
+        s.line_reuse[r * cols + c] = (*v)[c];
+        if (width_total > UINT64_MAX - (*v)[c]) return make_error(name + ": counts overflow");
+        width_total += (*v)[c];
+      }
+    }
+    // Every block reuse (not a cold reference) has exactly one line distance per width.
+    const std::uint64_t reuses = s.references - std::min(s.references, s.cold);
+    for (std::size_t w = 0; w < line_total.size(); ++w)
+      if (line_total[w] != reuses)
+        return make_error(name + ": counts of width " + std::to_string(shape.line_bytes << w) + " sum to " +
+                          std::to_string(line_total[w]) + ", but the block reuses are " + std::to_string(reuses));
+  }
   return s;
 }
 
@@ -264,6 +313,7 @@ Result<SignatureModel> combine(const std::vector<WeightedSignature>& regions) {
   const std::size_t row = m.shape.alpha_row();
   std::vector<double> yes(kAlphaBins * row, 0), seen(kAlphaBins * row, 0);
   std::vector<double> left(levels, 0), firsts(levels, 0);
+  std::vector<double> lines(m.shape.line_widths() * kAlphaBins * m.shape.line_row(), 0);
   double total = 0;
   for (std::size_t r = 0; r < regions.size(); ++r) {
     const MemorySignature* s = regions[r].signature;
@@ -285,6 +335,8 @@ Result<SignatureModel> combine(const std::vector<WeightedSignature>& regions) {
       firsts[l] += scale * static_cast<double>(s->first_left[l] + s->first_right[l]);
     }
     for (std::size_t k = 0; k < m.kinds.size(); ++k) m.kinds[k] += scale * static_cast<double>(s->kinds[k]);
+    for (std::size_t i = 0; i < lines.size() && i < s->line_reuse.size(); ++i)
+      lines[i] += scale * static_cast<double>(s->line_reuse[i]);
   }
   if (total <= 0) return make_error("no region has both a weight and references");
   m.cold /= total;
@@ -307,6 +359,15 @@ Result<SignatureModel> combine(const std::vector<WeightedSignature>& regions) {
   }
   m.first_left.resize(levels);
   for (std::size_t l = 0; l < levels; ++l) m.first_left[l] = firsts[l] > 0 ? left[l] / firsts[l] : 0.5;
+  // Line distances: a distribution per alpha bin (all zero when never observed).
+  const std::size_t cols = m.shape.line_row();
+  for (std::size_t b = 0; b < m.shape.line_widths() * kAlphaBins && cols; ++b) {
+    double sum = 0;
+    for (std::size_t c = 0; c < cols; ++c) sum += lines[b * cols + c];
+    if (sum > 0)
+      for (std::size_t c = 0; c < cols; ++c) lines[b * cols + c] /= sum;
+  }
+  m.line_reuse = std::move(lines);
   return m;
 }
 

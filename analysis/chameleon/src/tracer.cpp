@@ -113,6 +113,9 @@ SignatureTracer::SignatureTracer(TracerOptions options)
 
 void SignatureTracer::restart_history() {
   stack_ = std::make_unique<analysis::LruStackDistance>(options_.shape.block_bytes);
+  line_stacks_.clear();
+  for (std::size_t w = 0; w < options_.shape.line_widths(); ++w)
+    line_stacks_.push_back(std::make_unique<analysis::LruStackDistance>(options_.shape.line_bytes << w));
   tree_of_ = analysis::BlockMap();
   trees_.clear();
 }
@@ -156,6 +159,12 @@ void SignatureTracer::access(const Reference& ref) {
     ++sig.reuse[options_.shape.histogram_bin(distance)];
     abin = SignatureShape::alpha_bin(distance);
     if (slot == 0) slot = trees_.add() + 1ull;  // (history restarted by sampling)
+  }
+  for (std::size_t w = 0; w < line_stacks_.size(); ++w) {
+    const std::uint64_t line_distance = line_stacks_[w]->access(ref.address);
+    if (distance != analysis::kColdMiss)
+      ++sig.line_reuse[(w * kAlphaBins + abin) * options_.shape.line_row() +
+                       (line_distance == analysis::kColdMiss ? 0 : 1 + options_.shape.histogram_bin(line_distance))];
   }
   const auto tree = static_cast<std::uint32_t>(slot - 1);
   const std::uint32_t visits = trees_.visit(tree);

@@ -30,6 +30,18 @@
 //                direction so that synthetic blocks are entered like the
 //                original's).
 //   kinds        read / write / ifetch / modify counts.
+//   line_reuse   (when shape.line_bytes != 0, default 32 B) for every width
+//                W = line_bytes, 2 line_bytes, ..., block_bytes / 2 and every
+//                alpha bin of a block reuse, the histogram of the reuse
+//                distance of the referenced W-byte unit (inside the block) in
+//                units of W: column 0 = the unit's first reference (its block
+//                was referenced before), column 1 + b = histogram bin b of
+//                the distance (same slices as `reuse`). It says how a block
+//                reuse at a given depth lands on the narrower units: the same
+//                line (short distance), another one used long ago, or one
+//                never used. Synthesis picks the line of each block reuse to
+//                follow these (generator.h), so the reuse distances at every
+//                width the CDF does not cover follow the original's too.
 //
 // Signatures add: the signature of a region is the counts of its references,
 // and a weighted combination scales each region's counts to its weight
@@ -62,11 +74,18 @@ struct SignatureShape {
   std::uint32_t sub_bins = 4;       // histogram slices per octave
   std::uint32_t age_bins = 1;       // "both" states split by the age of the other child, log4 bins
   bool age_in_visits = false;       // age clock: references (false) or visits of the child's block (true)
+  std::uint64_t line_bytes = 0;     // line-distance histogram per alpha bin at this width (0 = none)
 
   std::size_t levels() const;          // log2(block / word)
   std::size_t histogram_bins() const;  // 1 + kOctaves * sub_bins
   std::size_t node_states() const { return 2 * std::size_t{age_bins}; }  // (one/both children) x age
   std::size_t alpha_row() const { return node_states() * levels(); }     // counts per alpha bin
+  // Levels of the tree above the line (log2(block / line)); 0 without lines.
+  std::size_t line_levels() const;
+  // Widths with a line histogram: line_bytes, 2 line_bytes, ..., block_bytes / 2.
+  std::size_t line_widths() const { return line_levels(); }
+  // Columns of a line_reuse row: first touch of the line, then histogram_bins().
+  std::size_t line_row() const { return line_bytes ? 1 + histogram_bins() : 0; }
   // Age bin of a child last used `age` (>= 1) references ago: 1, 2-4, 5-16, 17-64, ... (capped).
   std::size_t age_bin(std::uint64_t age) const;
   // Histogram bin of a (finite) distance; alpha bin of a distance.
@@ -74,7 +93,8 @@ struct SignatureShape {
   static std::size_t alpha_bin(std::uint64_t distance);
   // Distances [lo, hi) of histogram bin `bin` (empty when lo == hi).
   std::pair<std::uint64_t, std::uint64_t> histogram_range(std::size_t bin) const;
-  // Checks the shape (powers of two, block > word, sub_bins a power of two <= 64).
+  // Checks the shape (powers of two, block > word, sub_bins a power of two <= 64,
+  // line_bytes 0 or a power of two with word < line < block).
   Status validate() const;
   friend bool operator==(const SignatureShape&, const SignatureShape&) = default;
 };
@@ -90,6 +110,9 @@ struct MemorySignature {
   std::vector<std::uint64_t> alpha_no;
   std::vector<std::uint64_t> first_left;    // levels()
   std::vector<std::uint64_t> first_right;   // levels()
+  // line_widths() x kAlphaBins rows of shape.line_row() counts, width-major
+  // (row w * kAlphaBins + alpha bin: width line_bytes << w); empty when line_bytes == 0.
+  std::vector<std::uint64_t> line_reuse;
   std::array<std::uint64_t, kKindCount> kinds{};
 
   // An all-zero signature of `shape`.
@@ -128,6 +151,9 @@ struct SignatureModel {
   std::vector<double> reuse;          // probability of each histogram bin
   std::vector<double> alpha;          // P(same edge), indexed like MemorySignature::alpha_index
   std::vector<double> first_left;     // levels: P(first visit goes left)
+  // line_widths() x kAlphaBins rows of shape.line_row(): P(line distance column |
+  // width, alpha bin of the block reuse); a row never observed is all zero.
+  std::vector<double> line_reuse;
   std::array<double, kKindCount> kinds{};
 };
 

@@ -9,6 +9,9 @@
 //     node's level (and the reference's alpha bin) when it takes the same
 //     edge as the previous visit, "no" otherwise; a node's first visit
 //     counts only its direction;
+//   - with shape.line_bytes, the reuse distance of the referenced line at
+//     every width from line_bytes to block_bytes / 2 (an exact LRU stack
+//     each), counted per width and alpha bin of the block distance;
 //   - interval sampling (section 3.1): `sample_on` references characterised,
 //     then `sample_off` skipped; the history (stack and trees) starts empty
 //     at every interval, exactly the cold-start penalty the paper describes;
@@ -123,6 +126,7 @@ class SignatureTracer {
   std::size_t levels_;
   std::uint64_t word_shift_;
   std::unique_ptr<analysis::LruStackDistance> stack_;
+  std::vector<std::unique_ptr<analysis::LruStackDistance>> line_stacks_;  // at line_bytes << w
   analysis::BlockMap tree_of_;  // block -> tree index + 1
   AccessHistoryTrees trees_;
   MemorySignature whole_;
