@@ -114,10 +114,7 @@ std::string read_svg(const fs::path& p, int index) {
   if (start == std::string::npos) return {};
   s = s.substr(start);
   // Several gnuplot SVGs in one page: keep their ids apart.
-  // Not "f" + to_string(): GCC 12 at -O3 reports a false -Wrestrict inside that operator+ (GCC bug
-  // 105329), which -Werror turned into a Release-build error.
-  std::string prefix = std::to_string(index);
-  prefix.insert(prefix.begin(), 'f');
+  const std::string prefix = "f" + std::to_string(index);
   auto replace_all = [&](const std::string& from, const std::string& to) {
     for (std::size_t pos = 0; (pos = s.find(from, pos)) != std::string::npos; pos += to.size()) s.replace(pos, from.size(), to);
   };
