@@ -249,12 +249,29 @@ TEST_CASE("writer errors: time order, existing file, bad options") {
     std::vector<Reference> refs = {{5, 0, 0, Kind::Read, Origin::Unknown, 0}, {6, 0, 0, Kind::Read, Origin::Unknown, 0},
                                    {7, 0, 0, Kind::Read, Origin::Unknown, 0}, {8, 0, 0, Kind::Read, Origin::Unknown, 0},
                                    {3, 0, 0, Kind::Read, Origin::Unknown, 0}};
-    REQUIRE((*w)->write(refs).ok());
-    Status st = (*w)->finish();
+    // The bad reference fails the write that carries it, and that write takes nothing.
+    Status st = (*w)->write(refs);
     REQUIRE_FALSE(st.ok());
     CHECK(st.error().message.find("chunk 1: reference 0: time 3 is before the previous reference's time 8") !=
           std::string::npos);
     CHECK(st.error().message.find(path) != std::string::npos);
+    REQUIRE((*w)->write(std::span(refs).first(2)).ok());
+    const std::vector<Reference> late = {refs[2], refs[4]};  // 7, then 3: the 3 would be chunk 0's fourth
+    Status inside = (*w)->write(late);
+    REQUIRE_FALSE(inside.ok());
+    CHECK(inside.error().message.find("chunk 0: reference 3: time 3 is before the previous reference's time 7") !=
+          std::string::npos);
+    REQUIRE((*w)->write(std::span(refs).subspan(2, 2)).ok());  // 7, 8: chunk 0 is full
+    Status wrong = (*w)->write(std::span(refs).subspan(2, 1));  // 7 after 8, across the chunk boundary
+    REQUIRE_FALSE(wrong.ok());
+    CHECK(wrong.error().message.find("chunk 1: reference 0: time 7 is before the previous reference's time 8") !=
+          std::string::npos);
+    REQUIRE((*w)->finish().ok());
+  }
+  {
+    auto r = StoreReader::open(path);
+    REQUIRE(r.ok());
+    CHECK((*r)->summary()->references == 4);  // only the accepted references
   }
   auto again = StoreWriter::create(path, {});
   REQUIRE_FALSE(again.ok());

@@ -76,7 +76,6 @@ struct StoreWriter::Impl {
   Status commit(std::uint64_t id, const ChunkStats& s, std::span<const std::uint8_t> blob);
   void run_worker();
   void stop_workers();
-  Status check_order(std::uint64_t chunk) const;
   Status flush_pending();
   Status wait_idle();
   Status in_transaction(const std::function<Status()>& body);
@@ -107,7 +106,7 @@ Status StoreWriter::Impl::commit(std::uint64_t id, const ChunkStats& s, std::spa
 
 // Without background threads: split, pack and commit on the caller's thread.
 Status StoreWriter::Impl::encode_and_commit(const Job& job, ChunkColumns& cols, std::vector<std::uint8_t>& blob) {
-  Status st = cols.split({job.refs->data(), job.n});
+  Status st = cols.split({job.refs->data(), job.n}, true);  // write() checked them
   if (!st) return make_error(db.path() + ": chunk " + std::to_string(job.seq) + ": " + st.error().message);
   const std::size_t len = pack_chunk(cols, opt.lz4_acceleration, blob);
   return commit(job.seq, cols.stats(), {blob.data(), len});
@@ -127,7 +126,7 @@ void StoreWriter::Impl::run_worker() {
       pk = free_packed.front();  // in_flight <= pool size, so every queued job has one
       free_packed.pop_front();
     }
-    pk->status = cols.split({job.refs->data(), job.n});
+    pk->status = cols.split({job.refs->data(), job.n}, true);  // write() checked them
     {
       std::lock_guard<std::mutex> lock(q_mu);
       free_bufs.push_back(job.refs);  // the references are in the columns now
@@ -176,19 +175,9 @@ void StoreWriter::Impl::stop_workers() {
   workers.clear();
 }
 
-// The caller's check of the chunk about to be queued (so a worker's split cannot fail on it):
-// time order within the chunk and against the previous one, kind and origin in range.
-Status StoreWriter::Impl::check_order(std::uint64_t chunk) const {
-  Status st = check_references({pending->data(), npending}, any_chunk ? prev_last_time : (*pending)[0].time);
-  if (!st) return make_error(db.path() + ": chunk " + std::to_string(chunk) + ": " + st.error().message);
-  return st;
-}
-
 Status StoreWriter::Impl::flush_pending() {
   if (npending == 0) return Status::success();
-  const std::uint64_t chunk = chunks_queued;
-  HMTT_TRY(check_order(chunk));
-  const Job job{chunk, pending, npending};
+  const Job job{chunks_queued, pending, npending};
   prev_last_time = (*pending)[npending - 1].time;
   any_chunk = true;
   npending = 0;
@@ -332,6 +321,24 @@ Status StoreWriter::write(std::span<const Reference> refs) {
   if (m.annotating) return make_error(m.db.path() + ": opened to annotate; its references are final");
   if (m.finished) return make_error(m.db.path() + ": write after finish");
   const std::size_t cap = m.opt.chunk_refs;
+  if (refs.empty()) return Status::success();
+  // Check the whole batch before taking any of it (a failed write takes nothing), piece by piece as
+  // it will land in chunks, while it is still in the cache from the caller's writing it. Workers do
+  // not check again.
+  {
+    std::uint64_t prev = m.npending > 0 ? (*m.pending)[m.npending - 1].time : (m.any_chunk ? m.prev_last_time : refs[0].time);
+    std::size_t pos = m.npending;
+    std::uint64_t chunk = m.chunks_queued;
+    for (std::span<const Reference> rest = refs; !rest.empty();) {
+      const std::size_t take = std::min(rest.size(), cap - pos);
+      Status st = check_references(rest.first(take), prev, pos);
+      if (!st) return make_error(m.db.path() + ": chunk " + std::to_string(chunk) + ": " + st.error().message);
+      prev = rest[take - 1].time;
+      rest = rest.subspan(take);
+      pos = 0;
+      ++chunk;
+    }
+  }
   while (!refs.empty()) {
     const std::size_t take = std::min(refs.size(), cap - m.npending);
     std::memcpy(m.pending->data() + m.npending, refs.data(), take * sizeof(Reference));

@@ -118,14 +118,17 @@ struct AddressModel {
 }  // namespace detail
 
 // What a chunk may hold: times that never decrease (starting from `prev_time`), kinds and origins in
-// range. The error names the first bad reference by its index in `refs`.
-Status check_references(std::span<const Reference> refs, std::uint64_t prev_time);
+// range. The error names the first bad reference by its index in `refs` plus `first_index` (the
+// position of refs[0] in its chunk, when `refs` is a piece of one).
+Status check_references(std::span<const Reference> refs, std::uint64_t prev_time, std::size_t first_index = 0);
 
 // Stage 1: references -> reduced columns (uncompressed planes).
 class ChunkColumns {
  public:
-  // Fails if refs is empty, longer than kChunkMaxRefs or not in time order.
-  Status split(std::span<const Reference> refs);
+  // Fails if refs is empty, longer than kChunkMaxRefs or not in time order. `checked`: the caller
+  // has run check_references over exactly these references (the store writer does, as they are
+  // written, so its error comes at write time), and split skips that pass.
+  Status split(std::span<const Reference> refs, bool checked = false);
 
   const ChunkStats& stats() const { return stats_; }
   std::uint64_t t_first() const { return t_first_; }

@@ -136,7 +136,10 @@ class StoreWriter final : public ReferenceSink {
   StoreWriter(const StoreWriter&) = delete;
   StoreWriter& operator=(const StoreWriter&) = delete;
 
-  Status write(std::span<const Reference> refs) override;  // buffers; commits full chunks
+  // Buffers the references and commits full chunks. References out of time order (against each
+  // other and everything written before) or with a kind or origin out of range fail the call, which
+  // then takes none of `refs`; the error names the chunk and the index they would have had.
+  Status write(std::span<const Reference> refs) override;
   Status finish() override;                                  // commits the partial chunk and side tables
 
   Status add_events(std::span<const Event> events);
