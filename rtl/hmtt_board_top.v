@@ -175,29 +175,19 @@ module hmtt_board_top #(
 
   generate
     if (WithSu != 0) begin : gen_su
-      // pushed_q: the report on offer is already in the FIFO; fin_q: the last interval has ended.
-      reg  pushed_q, fin_q;
-      wire on   = su_interval_i != 32'd0;
-      wire fire = flush_i && on && !fin_q && !su_valid;  // end the open interval now
-      wire [31:0] interval = (!on || fin_q) ? Never : (fire ? 32'd1 : su_interval_i);
-      wire [31:0] lost;
+      wire        on;
+      wire [31:0] interval, lost;
+      hmtt_unit_ctl #(.Never(Never)) u_ctl (
+        .clk_i(clk_i), .rst_ni(rst_ni), .interval_i(su_interval_i), .flush_i(flush_i),
+        .rec_valid_i(su_valid), .taken_i(su_taken),
+        .interval_o(interval), .on_o(on), .want_o(su_want), .done_o(su_done)
+      );
       hmtt_su #(.Ranks(Ranks), .PhysW(PhysW), .CntW(32)) u_su (
         .clk_i(clk_i), .rst_ni(rst_ni), .interval_i(interval),
         .cmd_valid_i(cmd_valid), .cmd_i(cmd), .rank_i(cmd_rank), .bank_i(cmd_bank), .ap_i(cmd_ap),
         .ref_valid_i(ref_valid), .ref_addr_i(ref_addr),
         .rec_valid_o(su_valid), .rec_o(su_rec), .rec_ready_i(pk_rep_ready && !pk_rep_unit), .lost_o(lost)
       );
-      always @(posedge clk_i or negedge rst_ni) begin
-        if (!rst_ni) begin
-          pushed_q <= 1'b0;
-          fin_q    <= 1'b0;
-        end else begin
-          pushed_q <= (pushed_q || su_taken) && su_valid;
-          fin_q    <= fin_q || fire;
-        end
-      end
-      assign su_want = on && su_valid && !pushed_q;
-      assign su_done = !on || (fin_q && !su_want);
       assign su_lost = on ? lost : 32'd0;
     end else begin : gen_no_su
       assign su_want  = 1'b0;
@@ -211,28 +201,19 @@ module hmtt_board_top #(
 
   generate
     if (WithRdhpu != 0) begin : gen_rdhpu
-      reg  pushed_q, fin_q;
-      wire on   = rdhpu_interval_i != 32'd0;
-      wire fire = flush_i && on && !fin_q && !rd_valid;
-      wire [31:0] interval = (!on || fin_q) ? Never : (fire ? 32'd1 : rdhpu_interval_i);
-      wire [31:0] lost;
+      wire        on;
+      wire [31:0] interval, lost;
       wire [RdTagW-1:0] page = {{(RdTagW-PhysW+PageShift){1'b0}}, ref_addr[PhysW-1:PageShift]};
+      hmtt_unit_ctl #(.Never(Never)) u_ctl (
+        .clk_i(clk_i), .rst_ni(rst_ni), .interval_i(rdhpu_interval_i), .flush_i(flush_i),
+        .rec_valid_i(rd_valid), .taken_i(rd_taken),
+        .interval_o(interval), .on_o(on), .want_o(rd_want), .done_o(rd_done)
+      );
       hmtt_rdhpu #(.Depth(RdDepth), .TagWidth(RdTagW), .K(HotK), .CntW(32)) u_rdhpu (
         .clk_i(clk_i), .rst_ni(rst_ni), .interval_i(interval),
         .acc_valid_i(ref_valid), .acc_page_i(page),
         .rec_valid_o(rd_valid), .rec_o(rd_rec), .rec_ready_i(pk_rep_ready && pk_rep_unit), .lost_o(lost)
       );
-      always @(posedge clk_i or negedge rst_ni) begin
-        if (!rst_ni) begin
-          pushed_q <= 1'b0;
-          fin_q    <= 1'b0;
-        end else begin
-          pushed_q <= (pushed_q || rd_taken) && rd_valid;
-          fin_q    <= fin_q || fire;
-        end
-      end
-      assign rd_want = on && rd_valid && !pushed_q;
-      assign rd_done = !on || (fin_q && !rd_want);
       assign rd_lost = on ? lost : 32'd0;
       wire unused_page = ^ref_addr[PageShift-1:0];
     end else begin : gen_no_rdhpu
