@@ -266,16 +266,19 @@ Status ChunkColumns::split(std::span<const Reference> refs, bool checked) {
   std::uint64_t amin = UINT64_MAX, amax = 0;
   std::uint32_t kind_bits = 0, origin_bits = 0;
   std::array<std::uint64_t, kKindCount> by_kind = {};
+  // The model's per-kind state in locals and the columns through raw pointers, so the column stores
+  // need not be assumed to alias the model (with them as members the compiler reloaded the model
+  // every reference).
+  std::uint64_t last[kKindCount], stride[kKindCount] = {}, lsize[kKindCount] = {};
+  for (auto& v : last) v = a_first_;
+  std::uint64_t* td = tdelta_.data();
+  std::uint32_t* sz = size_.data();
+  std::uint16_t* sc = source_.data();
+  std::uint8_t* kos = ko_.data();
+  std::uint64_t* df = diffs_.data();
   if (!use_context) {
-    // The common case for board captures (no instruction fetches): the model's state in locals and
-    // the predictor chosen without branches.
-    std::uint64_t last[kKindCount], stride[kKindCount] = {}, lsize[kKindCount] = {};
-    for (auto& v : last) v = a_first_;
-    std::uint64_t* td = tdelta_.data();
-    std::uint32_t* sz = size_.data();
-    std::uint16_t* sc = source_.data();
-    std::uint8_t* kos = ko_.data();
-    std::uint64_t* df = diffs_.data();
+    // The common case for board captures (no instruction fetches): the predictor chosen without
+    // branches.
     for (std::size_t i = 0; i < n; ++i) {
       const Reference& r = refs[i];
       const auto k = static_cast<unsigned>(r.kind);
@@ -305,19 +308,10 @@ Status ChunkColumns::split(std::span<const Reference> refs, bool checked) {
       amax = std::max(amax, a);
     }
   } else {
-    // Instruction-fetch traces: the context predictor too. The model's state and the columns are in
-    // locals and raw pointers, so the column stores need not be assumed to alias the model (with
-    // them as members the compiler reloaded the model every reference).
-    std::uint64_t last[kKindCount], stride[kKindCount] = {}, lsize[kKindCount] = {};
-    for (auto& v : last) v = a_first_;
+    // Instruction-fetch traces: the context predictor too.
     detail::AddressModel::Entry* table = model.table.data();
     std::uint64_t ctx = model.ctx, ord = model.ord;
     bool seen_ifetch = model.seen_ifetch;
-    std::uint64_t* td = tdelta_.data();
-    std::uint32_t* sz = size_.data();
-    std::uint16_t* sc = source_.data();
-    std::uint8_t* kos = ko_.data();
-    std::uint64_t* df = diffs_.data();
     for (std::size_t i = 0; i < n; ++i) {
       const Reference& r = refs[i];
       const auto k = static_cast<unsigned>(r.kind);
@@ -353,15 +347,7 @@ Status ChunkColumns::split(std::span<const Reference> refs, bool checked) {
       lsize[k] = r.size;
       e.stride = dc;
       e.last = a;
-      if (k == static_cast<unsigned>(Kind::IFetch)) {
-        ctx = a;
-        ord = 0;
-        seen_ifetch = true;
-      } else if (seen_ifetch) {
-        ord = ord < 255 ? ord + 1 : 255;
-      } else {
-        ctx = a;
-      }
+      detail::AddressModel::advance(k, a, ctx, ord, seen_ifetch);
       sz[i] = r.size;
       sc[i] = r.source;
       kos[i] = static_cast<std::uint8_t>(k | (o << 2) | (sel << 4));
@@ -373,9 +359,6 @@ Status ChunkColumns::split(std::span<const Reference> refs, bool checked) {
     model.seen_ifetch = seen_ifetch;
   }
   {
-    const std::uint32_t* sz = size_.data();
-    const std::uint16_t* sc = source_.data();
-    const std::uint8_t* kos = ko_.data();
     // Column ranges and counts in separate passes over the (cache-resident) columns: they vectorise,
     // and the loops above carry no per-kind counter through memory. (The time deltas' range is taken
     // in the loops: 64-bit minima do not vectorise without AVX-512.)

@@ -96,14 +96,9 @@ struct AddressModel {
     const std::uint64_t key = ctx ^ (ord << 48) ^ (std::uint64_t{k} << 60);
     return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ULL) >> (64 - kTableBits));
   }
-  std::size_t slot(unsigned k) const { return slot_of(ctx, ord, k); }
-  void update(unsigned k, std::size_t h, std::uint64_t a, std::uint32_t size) {
-    stride[k] = a - last[k];
-    last[k] = a;
-    last_size[k] = size;
-    Entry& e = table[h];
-    e.stride = a - e.last;
-    e.last = a;
+  // The context after a reference of kind k at address a: an instruction fetch sets it and restarts
+  // the count; until the first fetch the context is the previous reference.
+  static void advance(unsigned k, std::uint64_t a, std::uint64_t& ctx, std::uint64_t& ord, bool& seen_ifetch) {
     if (k == static_cast<unsigned>(Kind::IFetch)) {
       ctx = a;
       ord = 0;
