@@ -141,7 +141,7 @@ TEST_CASE("psnap binary profile: the worked example of docs/psnap.md, byte for b
       "\x10"                                // references 16
       "\x80\x80\x04"                        // window 65536
       "\x80\x02"                            // region_distance 256
-      "\x80\x08"                            // pattern_buffer 1024
+      "\x80\x80\x04"                        // pattern_buffer 65536
       "\x00"                                // merge_below 0
       "\x00\x00\x00\x00\x00\x00\xe0\x3f"    // loop_similarity 0.5
       "\x01"                                // loop_signature: code
