@@ -40,7 +40,7 @@ TEST_CASE("psnap stride bins: 0, +-2^0 .. +-2^8, random beyond 256") {
 
 TEST_CASE("psnap regions: two interleaved sweeps give two regions with exact stride counts") {
   const auto t = psnap_test::two_sweeps(10);  // 10 x 512 pairs, one window
-  const auto p = profile_of(t);
+  const auto p = profile_of(t, PsnapKnobs{.pattern_buffer = 1024});
   REQUIRE(p.loops.size() == 1);
   CHECK(p.references == t.size());
   CHECK(p.order == std::vector<std::pair<std::uint32_t, std::uint64_t>>{{0, 1}});

@@ -55,7 +55,7 @@ class PsnapProfiler final : public Profiler {
     const psnap::PsnapKnobs d;
     return {{"region_distance", std::to_string(d.region_distance), "bytes: an address this close to a region joins it"},
             {"pattern_buffer", std::to_string(d.pattern_buffer), "region runs kept per loop (the pattern buffer)"},
-            {"window", "64K", "references per loop instance (segmentation when the trace carries no loop events)"},
+            {"window", std::to_string(d.window), "references per loop instance (segmentation when the trace carries no loop events)"},
             {"loop_similarity", "0.5", "Jaccard index of two windows' signatures for them to be the same loop (0..1)"},
             {"loop_signature", "code",
              "a window's signature: code (its instruction lines; pages if it has none) or pages (4 KB pages touched)"},
