@@ -28,6 +28,11 @@ expect bad-map "bad.map:2" -- "$HMTT" profile demo:100 --method chameleon --para
 printf 'region 1 first 0 50000\nregion 2 second 50000 100000000\n' > "$dir/ok.map"
 expect regions "regions +3" -- "$HMTT" profile demo:20000 --method chameleon --param "regions=$dir/ok.map" -o "$dir/r.json"
 expect regions-synth "synthesised 20000 references" -- "$HMTT" synth "$dir/r.json" -o "$dir/r.hmtt"
+# The layout knob (off by default): written, read back, synthesised.
+expect layout "references +20000" -- "$HMTT" profile demo:20000 --method chameleon --param layout=16M -o "$dir/lay.json"
+expect layout-file "\"layout_bytes\": 16777216" -- cat "$dir/lay.json"
+expect layout-synth "synthesised 20000 references" -- "$HMTT" synth "$dir/lay.json" -o "$dir/lay.hmtt"
+expect bad-layout "'layout'" -- "$HMTT" profile demo:100 --method chameleon --param layout=100 -o "$dir/z.json"
 
 if [ "$fails" -ne 0 ]; then
   echo "$fails check(s) failed"

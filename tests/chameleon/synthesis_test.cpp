@@ -459,3 +459,124 @@ TEST_CASE("chameleon profile: regions from the I-Code events of an hmtt store") 
   REQUIRE_FALSE(out.ok());
   CHECK(out.error().message.find("'regions'") != std::string::npos);
 }
+
+namespace {
+
+// Hit ratio of one set-associative LRU cache (every reference a read).
+double cache_hits(const std::vector<Reference>& t, std::uint64_t size, std::uint64_t line, std::uint64_t ways) {
+  analysis::CacheConfig c;
+  c.size_bytes = size;
+  c.line_bytes = line;
+  c.ways = ways;
+  auto cache = analysis::Cache::create(c);
+  REQUIRE(cache.ok());
+  for (const Reference& r : t) (void)cache->access(r.address / line, analysis::CacheOp::Read);
+  return cache->stats().hit_ratio();
+}
+
+}  // namespace
+
+TEST_CASE("chameleon layout: two page-aligned arrays walked together conflict in the synthetic trace too") {
+  // a[i], b[i] in turn, 64 KiB each, 1 MiB apart, one pass: in a direct-mapped
+  // 64 KiB cache of 512 B lines a[i] and b[i] share a set, so every reference
+  // misses. Side by side (first-touch order, the model without a layout) they
+  // do not conflict.
+  std::vector<Reference> trace;
+  std::uint64_t t = 0;
+  for (std::uint64_t i = 0; i < 16384; ++i)
+    for (std::uint64_t base : {0x10000000ull, 0x10100000ull})
+      trace.push_back({t++, base + 4 * i, 4, Kind::Read, Origin::Unknown, 0});
+  const double original = cache_hits(trace, 64 << 10, 512, 1);
+  CHECK(original == 0);
+
+  const std::string without = profile_of(trace);
+  const std::string with = profile_of(trace, {"layout=4M"});
+  const Json j = Json::parse(with);
+  CHECK(j["layout_bytes"] == 4u << 20);
+  CHECK_FALSE(Json::parse(without).contains("layout_bytes"));
+  // Of the 256 new blocks all but the first are placed: 254 continue the walk
+  // two new blocks back, one jumps by 1 MiB (2048 blocks).
+  CHECK(j["signature"]["layout"]["streams"][1] == 254);
+  CHECK(j["signature"]["layout"]["exact"] == Json::array({Json::array({2048, 1})}));
+
+  const auto first_touch = synth(without);
+  const auto placed = synth(with);
+  // The synthetic blocks sit as the original's: 0, 1 MiB, 512 B, 1 MiB + 512 B, ...
+  std::vector<std::uint64_t> order;
+  for (const auto& r : placed) {
+    const std::uint64_t blk = (r.address - 0x10000000) / 512;
+    if (std::find(order.begin(), order.end(), blk) == order.end()) order.push_back(blk);
+  }
+  REQUIRE(order.size() >= 256);  // (a few more: the T/R adjustment's new blocks)
+  CHECK(std::vector<std::uint64_t>(order.begin(), order.begin() + 6) == std::vector<std::uint64_t>{0, 2048, 1, 2049, 2, 2050});
+  // Fully-associative rates depend on block identities only: unchanged by the layout.
+  CHECK(lru_hits(placed, 512) == lru_hits(first_touch, 512));
+  const double a = cache_hits(first_touch, 64 << 10, 512, 1);
+  const double b = cache_hits(placed, 64 << 10, 512, 1);
+  INFO("original " << original << ", first-touch layout " << a << ", layout model " << b);
+  // The synthetic's block pairs are its consecutive new blocks, half of them
+  // an a[i], b[i] pair, so about half the conflict misses come back.
+  CHECK(a > 0.95);
+  CHECK(b < 0.75);
+  // 2-way: no conflicts in any of the three.
+  CHECK(cache_hits(placed, 64 << 10, 512, 2) == doctest::Approx(cache_hits(trace, 64 << 10, 512, 2)).epsilon(0.02));
+}
+
+TEST_CASE("chameleon layout: knobs and malformed layouts are errors naming the field") {
+  auto p = analysis::make_chameleon_profiler();
+  std::vector<Reference> trace;
+  std::uint64_t x = 7;
+  for (std::uint64_t i = 0; i < 4000; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;  // an LCG's high bits: random blocks
+    trace.push_back({i, 0x10000000 + ((x >> 20) % (1 << 22)), 4, Kind::Read, Origin::Unknown, 0});
+  }
+  for (const char* bad : {"layout=512", "layout=3000", "layout=x"}) {
+    auto params = analysis::ProfileParams::parse({bad}, p->params());
+    std::string e = params ? "" : params.error().message;
+    if (params) {
+      VectorSource src(trace);
+      auto out = p->profile(src, *params, {});
+      e = out ? "" : out.error().message;
+    }
+    INFO(bad << " -> " << e);
+    CHECK(e.find("'layout'") != std::string::npos);
+  }
+  const Json good = Json::parse(profile_of(trace, {"layout=1M"}));
+  REQUIRE(good["signature"]["layout"]["exact"].size() == kLayoutExact);  // a random walk: more distances than kept
+  auto error_of = [&](const Json& j) -> std::string {
+    auto s = p->synthesize(j.dump(), {100, 1});
+    return s ? std::string() : s.error().message;
+  };
+  REQUIRE(error_of(good) == "");
+  struct Case {
+    const char* expect;
+    std::function<void(Json&)> mutate;
+  };
+  const std::vector<Case> cases = {
+      {"layout_bytes: must be 0 or a power of two", [](Json& j) { j["layout_bytes"] = 3000; }},
+      {"layout_bytes: not an unsigned integer", [](Json& j) { j["layout_bytes"] = -1; }},
+      {"signature.layout: missing", [](Json& j) { j["signature"].erase("layout"); }},
+      {"signature.layout: not an object", [](Json& j) { j["signature"]["layout"] = 3; }},
+      {"signature.layout.streams: has 2 entries", [](Json& j) { j["signature"]["layout"]["streams"] = Json::array({1, 2}); }},
+      {"signature.layout.bins[0]", [](Json& j) { j["signature"]["layout"]["bins"][0] = "x"; }},
+      {"signature.layout.bins: has 30 entries", [](Json& j) { j["signature"]["layout"]["bins"] = std::vector<int>(30, 0); }},
+      {"signature.layout.exact: missing", [](Json& j) { j["signature"]["layout"].erase("exact"); }},
+      {"signature.layout.exact[0]: has 3 entries", [](Json& j) { j["signature"]["layout"]["exact"][0] = Json::array({1, 2, 3}); }},
+      {"signature.layout.exact[1]: distance 2048 is not below", [](Json& j) { j["signature"]["layout"]["exact"][1][0] = 2048; }},
+      {"signature.layout.exact[1]: distance", [](Json& j) {
+         j["signature"]["layout"]["exact"][1][0] = j["signature"]["layout"]["exact"][0][0]; }},
+      {"signature.layout.exact: has 33 entries", [](Json& j) { j["signature"]["layout"]["exact"].push_back(Json::array({2047, 1})); }},
+      {"signature.layout: ", [](Json& j) { j["signature"]["layout"]["bins"][3] = 1u << 30; }},
+  };
+  for (const auto& c : cases) {
+    Json j = good;
+    c.mutate(j);
+    const std::string e = error_of(j);
+    INFO("case " << c.expect << " -> " << e);
+    CHECK(e.find(c.expect) != std::string::npos);
+  }
+  // Round trip: the profile read back writes the same signature.
+  auto parsed = parse_profile(good.dump());
+  REQUIRE(parsed.ok());
+  CHECK(parsed->signature.to_json() == good["signature"]);
+}

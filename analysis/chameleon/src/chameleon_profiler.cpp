@@ -78,6 +78,11 @@ Result<ChameleonProfile> parse_profile(std::string_view data) {
     if (!line) return line.error();
     p.shape.line_bytes = *line;
   }
+  if (j.contains("layout_bytes")) {  // absent in profiles written before the layout: first-touch order
+    auto layout = unsigned_field(j, "layout_bytes", where);
+    if (!layout) return layout.error();
+    p.shape.layout_bytes = *layout;
+  }
   if (auto s = p.shape.validate(); !s) return make_error(where + s.error().message);
   const auto synth = j.find("synthesis");
   if (synth == j.end() || !synth->is_object()) return make_error(where + "synthesis: missing or not an object");
@@ -164,6 +169,7 @@ class ChameleonProfiler final : public Profiler {
             {"age_bins", "12", "alpha of nodes with both children used, split by the other child's age (references since its last use), log4 bins (1 = no split)"},
             {"age_clock", "references", "the age split's clock: references, or visits of the child's block"},
             {"line", "32", "narrowest width (bytes) whose reuse distances, like those of every width up to half the block, are kept per block-reuse bin and followed by synthesis (0 = none: the alpha trees alone)"},
+            {"layout", "0", "span (bytes, a power of two above the block; 0 = none) modulo which the distance between consecutively first-touched blocks is kept, so that synthesis places new blocks in the cache sets the original used instead of side by side"},
             {"sample_on", "0", "interval sampling: references characterised per interval (0 = every reference)"},
             {"sample_off", "0", "interval sampling: references skipped after each interval (e.g. 9M with sample_on=1M)"},
             {"regions", "", "code regions, one signature each: a region map file ('region ID NAME T0 T1' lines) or an hmtt store whose I-Code events HMTT_EVENT(k) start region k"},
@@ -190,11 +196,14 @@ class ChameleonProfiler final : public Profiler {
       return make_error("parameter 'age_clock': must be references or visits");
     auto line = params.u64("line");
     if (!line) return line.error();
-    opt.shape = {*block, *word, static_cast<std::uint32_t>(*sub), static_cast<std::uint32_t>(*age), *clock == "visits", *line};
+    auto layout = params.u64("layout");
+    if (!layout) return layout.error();
+    opt.shape = {*block, *word, static_cast<std::uint32_t>(*sub), static_cast<std::uint32_t>(*age), *clock == "visits", *line, *layout};
     if (auto s = opt.shape.validate(); !s) {
       std::string m = s.error().message;
       m.replace(0, m.find(':'), m.starts_with("block") ? "parameter 'block'" : m.starts_with("word") ? "parameter 'word'"
-                                : m.starts_with("line") ? "parameter 'line'" : "parameter 'sub_bins'");
+                                : m.starts_with("line") ? "parameter 'line'"
+                                : m.starts_with("layout") ? "parameter 'layout'" : "parameter 'sub_bins'");
       return make_error(m);
     }
     auto on = params.u64("sample_on");
@@ -249,6 +258,7 @@ class ChameleonProfiler final : public Profiler {
     j["age_bins"] = opt.shape.age_bins;
     j["age_clock"] = opt.shape.age_in_visits ? "visits" : "references";
     if (opt.shape.line_bytes) j["line_bytes"] = opt.shape.line_bytes;
+    if (opt.shape.layout_bytes) j["layout_bytes"] = opt.shape.layout_bytes;
     j["synthesis"] = {{"seed_max", *seed_max}, {"max_iterations", *iterations}, {"tolerance", *tolerance}};
     j["signature"] = tracer.signature().to_json();
     if (!opt.regions.empty()) {
@@ -287,7 +297,8 @@ class ChameleonProfiler final : public Profiler {
       line_counts += used;
     }
     out.summary["stored_counts"] =
-        3 + s.reuse.size() + 2 * s.alpha_yes.size() + 2 * s.first_left.size() + kKindCount + line_counts;
+        3 + s.reuse.size() + 2 * s.alpha_yes.size() + 2 * s.first_left.size() + kKindCount + line_counts +
+        2 * s.layout_exact.size() + s.layout_bins.size();
     out.summary["regions"] = opt.regions.empty() ? 0 : tracer.region_ids().size() + 1;
     return out;
   }

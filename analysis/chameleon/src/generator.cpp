@@ -4,6 +4,7 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <unordered_map>
 
 #include "hmtt/chameleon/tracer.h"
 
@@ -124,6 +125,95 @@ class LineDistances {
   std::uint64_t marks_ = 0;
 };
 
+// Where synthetic blocks sit, in blocks from the base. Without a layout model
+// side by side in first-touch order. With one, every new block either
+// continues a walk (right after the j-th most recent new block, with the
+// signature's stream weights) or jumps by a distance drawn from its layout
+// histogram from the block placed before it; positions are modulo the layout
+// span, and a block goes to the first lap of the span whose slot at its
+// position is free. So blocks keep the original's relative positions modulo
+// the span, which decide the cache sets, and every block has its own address.
+class BlockLayout {
+ public:
+  BlockLayout(const SignatureModel& model, std::uint64_t random_seed)
+      : span_(model.shape.layout_blocks()), rng_(random_seed ^ 0x1a7007b10c5ULL) {
+    double sum = 0;
+    for (std::size_t j = 0; j < model.layout_streams.size(); ++j) {
+      if (model.layout_streams[j] <= 0) continue;
+      add({true, j, j + 1}, model.layout_streams[j], sum);
+    }
+    for (const auto& [d, w] : model.layout_exact) {
+      if (w <= 0) continue;
+      add({false, d, d + 1}, w, sum);
+    }
+    for (std::size_t b = 0; b < model.layout_bins.size(); ++b) {
+      const std::uint64_t lo = b == 0 ? 0 : std::uint64_t{1} << (b - 1);
+      const std::uint64_t hi = std::min(span_, b == 0 ? 1 : std::uint64_t{1} << b);
+      if (model.layout_bins[b] <= 0 || lo >= hi) continue;
+      add({false, lo, hi}, model.layout_bins[b], sum);
+    }
+    if (sum <= 0) span_ = 0;
+  }
+  // Slots of blocks 0 .. n-1; span_blocks() afterwards is the address range they take.
+  std::vector<std::uint64_t> place(std::uint64_t n) {
+    std::vector<std::uint64_t> slot(n);
+    if (span_ == 0) {
+      for (std::uint64_t b = 0; b < n; ++b) slot[b] = b;
+      used_ = n;
+      return slot;
+    }
+    std::unordered_map<std::uint64_t, std::uint64_t> laps;  // position -> laps used there
+    std::uint64_t max_lap = 0;
+    for (std::uint64_t b = 0; b < n; ++b) {
+      std::uint64_t position = 0;
+      if (b != 0) {
+        const Choice* c = &choices_[draw(cumulative_)];
+        // A walk after a block not placed yet (the first blocks): a jump instead, if there are any.
+        if (c->stream && c->lo >= b && !jumps_.empty()) c = &choices_[jumps_[draw(jump_cumulative_)]];
+        if (c->stream) {
+          const std::uint64_t after = b - 1 - std::min<std::uint64_t>(c->lo, b - 1);  // the j-th most recent, or the oldest
+          position = (slot[after] + 1) & (span_ - 1);
+        } else {
+          const std::uint64_t d = c->lo + std::min(c->hi - c->lo - 1, static_cast<std::uint64_t>(rng_.unit() * static_cast<double>(c->hi - c->lo)));
+          position = (slot[b - 1] + d) & (span_ - 1);
+        }
+      }
+      const std::uint64_t lap = laps[position]++;
+      max_lap = std::max(max_lap, lap);
+      slot[b] = lap * span_ + position;
+    }
+    used_ = n ? (max_lap + 1) * span_ : 0;
+    return slot;
+  }
+  std::uint64_t span_blocks() const { return used_; }
+
+ private:
+  struct Choice {
+    bool stream;          // continue after the (lo + 1)-th most recent new block
+    std::uint64_t lo, hi; // else a jump by a distance in [lo, hi)
+  };
+  std::size_t draw(const std::vector<double>& cumulative) {
+    const double u = rng_.unit() * cumulative.back();
+    const auto i = static_cast<std::size_t>(std::upper_bound(cumulative.begin(), cumulative.end(), u) - cumulative.begin());
+    return std::min(i, cumulative.size() - 1);
+  }
+  void add(Choice c, double weight, double& sum) {
+    if (!c.stream) {
+      jumps_.push_back(choices_.size());
+      jump_cumulative_.push_back((jump_cumulative_.empty() ? 0 : jump_cumulative_.back()) + weight);
+    }
+    choices_.push_back(c);
+    cumulative_.push_back(sum += weight);
+  }
+  std::uint64_t span_;
+  Random rng_;
+  std::vector<Choice> choices_;
+  std::vector<double> cumulative_;
+  std::vector<std::size_t> jumps_;        // the jump choices, with their own cumulative weights
+  std::vector<double> jump_cumulative_;
+  std::uint64_t used_ = 0;
+};
+
 struct BlockTrace {
   std::vector<std::uint32_t> blocks;
   std::vector<std::uint8_t> alpha_bins;  // kColdBin for a new block
@@ -198,6 +288,7 @@ analysis::Json TraceSeed::metadata() const {
   j["block_bytes"] = shape.block_bytes;
   j["word_bytes"] = shape.word_bytes;
   j["min_replications"] = min_replications;
+  j["span_blocks"] = span_blocks;
   j["base_address"] = base_address;
   j["iterations"] = iterations;
   j["cdf_mean_error"] = cdf_mean_error;
@@ -288,6 +379,9 @@ Result<TraceSeed> generate_seed(const SignatureModel& model, const GeneratorOpti
   for (std::size_t k = 0; k < kKindCount; ++k) kind_cumulative[k] = (ks += model.kinds[k]);
   AccessHistoryTrees trees(levels, shape.age_bins > 1);
   seed.addresses.resize(best.blocks.size());
+  BlockLayout layout(model, options.random_seed);
+  const std::vector<std::uint64_t> slot_of = layout.place(best.working_set);
+  seed.span_blocks = layout.span_blocks();
   seed.kinds.resize(best.blocks.size());
   // Lines: a block reuse picks the line (of the narrowest width) whose
   // current reuse distances, at every width from the line to half the block,
@@ -428,7 +522,7 @@ Result<TraceSeed> generate_seed(const SignatureModel& model, const GeneratorOpti
       }
     }
     trees.mark(block, node, false, now);
-    seed.addresses[i] = options.base_address + block * shape.block_bytes + word * shape.word_bytes;
+    seed.addresses[i] = options.base_address + slot_of[block] * shape.block_bytes + word * shape.word_bytes;
     std::size_t kind = 0;
     if (ks > 0) {
       const double u = rng.unit() * ks;
@@ -446,7 +540,7 @@ Result<std::size_t> SeedExpansion::read(std::span<Reference> out) {
   std::size_t n = 0;
   const std::uint64_t len = seed_->addresses.size();
   if (len == 0) return n;
-  const std::uint64_t copy_bytes = seed_->working_set_blocks * seed_->shape.block_bytes;
+  const std::uint64_t copy_bytes = std::max(seed_->span_blocks, seed_->working_set_blocks) * seed_->shape.block_bytes;
   const std::uint64_t cycle = seed_->min_replications + 1;
   while (n < out.size() && done_ < length_) {
     const std::uint64_t copy = done_ / len;

@@ -70,6 +70,12 @@ std::size_t SignatureShape::line_levels() const {
   return static_cast<std::size_t>(std::countr_zero(block_bytes) - std::countr_zero(line_bytes));
 }
 
+std::size_t SignatureShape::layout_bins() const {
+  return layout_bytes ? 1 + static_cast<std::size_t>(std::countr_zero(layout_blocks())) : 0;
+}
+
+std::size_t SignatureShape::layout_bin(std::uint64_t distance) { return static_cast<std::size_t>(std::bit_width(distance)); }
+
 std::size_t SignatureShape::histogram_bins() const { return 1 + kOctaves * sub_bins; }
 
 std::size_t SignatureShape::histogram_bin(std::uint64_t distance) const {
@@ -110,6 +116,8 @@ Status SignatureShape::validate() const {
   if (age_bins == 0 || age_bins > 16) return make_error("age_bins: must be in 1 .. 16");
   if (line_bytes != 0 && (!power_of_two(line_bytes) || line_bytes <= word_bytes || line_bytes >= block_bytes))
     return make_error("line_bytes: must be 0 or a power of two between word_bytes and block_bytes (exclusive)");
+  if (layout_bytes != 0 && (!power_of_two(layout_bytes) || layout_bytes <= block_bytes || layout_bytes > (std::uint64_t{1} << 40)))
+    return make_error("layout_bytes: must be 0 or a power of two above block_bytes, at most 2^40");
   return Status::success();
 }
 
@@ -122,6 +130,8 @@ MemorySignature MemorySignature::empty(const SignatureShape& shape) {
   s.first_left.assign(shape.levels(), 0);
   s.first_right.assign(shape.levels(), 0);
   s.line_reuse.assign(shape.line_widths() * kAlphaBins * shape.line_row(), 0);
+  s.layout_bins.assign(shape.layout_bins(), 0);
+  s.layout_streams.assign(shape.layout_bytes ? kLayoutStreams : 0, 0);
   return s;
 }
 
@@ -163,7 +173,22 @@ Status MemorySignature::add(const MemorySignature& other) {
   sum(first_right, other.first_right);
   sum(line_reuse, other.line_reuse);
   for (std::size_t k = 0; k < kinds.size(); ++k) kinds[k] += other.kinds[k];
+  sum(layout_bins, other.layout_bins);
+  sum(layout_streams, other.layout_streams);
+  for (const auto& [d, c] : other.layout_exact) layout_exact[d] += c;
+  compact_layout();
   return Status::success();
+}
+
+void MemorySignature::compact_layout() {
+  if (layout_exact.size() <= kLayoutExact) return;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> by_count(layout_exact.begin(), layout_exact.end());
+  std::stable_sort(by_count.begin(), by_count.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  for (std::size_t i = kLayoutExact; i < by_count.size(); ++i) {
+    const std::size_t bin = SignatureShape::layout_bin(by_count[i].first);
+    if (bin < layout_bins.size()) layout_bins[bin] += by_count[i].second;
+    layout_exact.erase(by_count[i].first);
+  }
 }
 
 Json MemorySignature::to_json() const {
@@ -221,6 +246,15 @@ Json MemorySignature::to_json() const {
       rows.push_back(std::vector<std::uint64_t>(row, row + static_cast<std::ptrdiff_t>(row_used)));
     }
     j["line_reuse"] = rows;
+  }
+  if (shape.layout_bytes) {
+    Json exact = Json::array();
+    for (const auto& [d, n] : layout_exact) exact.push_back(Json::array({d, n}));
+    std::size_t bins_used = layout_bins.size();
+    while (bins_used > 0 && layout_bins[bins_used - 1] == 0) --bins_used;
+    j["layout"] = {{"streams", layout_streams},
+                   {"exact", exact},
+                   {"bins", std::vector<std::uint64_t>(layout_bins.begin(), layout_bins.begin() + static_cast<std::ptrdiff_t>(bins_used))}};
   }
   return j;
 }
@@ -301,6 +335,48 @@ Result<MemorySignature> MemorySignature::from_json(const Json& j, const Signatur
         return make_error(name + ": counts of width " + std::to_string(shape.line_bytes << w) + " sum to " +
                           std::to_string(line_total[w]) + ", but the block reuses are " + std::to_string(reuses));
   }
+  if (shape.layout_bytes) {
+    const std::string name = where + ".layout";
+    const auto it = j.find("layout");
+    if (it == j.end()) return make_error(name + ": missing");
+    if (!it->is_object()) return make_error(name + ": not an object");
+    auto bins = counts(*it, "bins", shape.layout_bins(), true, name);
+    if (!bins) return bins.error();
+    s.layout_bins = std::move(*bins);
+    auto streams = counts(*it, "streams", kLayoutStreams, false, name);
+    if (!streams) return streams.error();
+    s.layout_streams = std::move(*streams);
+    const auto ex = it->find("exact");
+    if (ex == it->end()) return make_error(name + ".exact: missing");
+    if (!ex->is_array()) return make_error(name + ".exact: not an array");
+    if (ex->size() > kLayoutExact)
+      return make_error(name + ".exact: has " + std::to_string(ex->size()) + " entries, at most " + std::to_string(kLayoutExact));
+    std::uint64_t placed = 0;
+    for (std::size_t i = 0; i < ex->size(); ++i) {
+      const std::string en = name + ".exact[" + std::to_string(i) + "]";
+      auto pair = count_array((*ex)[i], 2, false, en);
+      if (!pair) return pair.error();
+      if ((*pair)[0] >= shape.layout_blocks())
+        return make_error(en + ": distance " + std::to_string((*pair)[0]) + " is not below the layout span of " +
+                          std::to_string(shape.layout_blocks()) + " blocks");
+      if (!s.layout_exact.emplace((*pair)[0], (*pair)[1]).second)
+        return make_error(en + ": distance " + std::to_string((*pair)[0]) + " appears twice");
+      if (placed > UINT64_MAX - (*pair)[1]) return make_error(name + ": counts overflow");
+      placed += (*pair)[1];
+    }
+    for (std::uint64_t c : s.layout_streams) {
+      if (placed > UINT64_MAX - c) return make_error(name + ": counts overflow");
+      placed += c;
+    }
+    for (std::uint64_t c : s.layout_bins) {
+      if (placed > UINT64_MAX - c) return make_error(name + ": counts overflow");
+      placed += c;
+    }
+    // One distance per first touch of a block, but the first (and the first after a sampling restart).
+    if (placed > s.cold)
+      return make_error(name + ": " + std::to_string(placed) + " placements, but only " + std::to_string(s.cold) +
+                        " first touches");
+  }
   return s;
 }
 
@@ -314,6 +390,9 @@ Result<SignatureModel> combine(const std::vector<WeightedSignature>& regions) {
   std::vector<double> yes(kAlphaBins * row, 0), seen(kAlphaBins * row, 0);
   std::vector<double> left(levels, 0), firsts(levels, 0);
   std::vector<double> lines(m.shape.line_widths() * kAlphaBins * m.shape.line_row(), 0);
+  std::map<std::uint64_t, double> layout_exact;
+  std::vector<double> layout_bins(m.shape.layout_bins(), 0);
+  std::vector<double> layout_streams(m.shape.layout_bytes ? kLayoutStreams : 0, 0);
   double total = 0;
   for (std::size_t r = 0; r < regions.size(); ++r) {
     const MemorySignature* s = regions[r].signature;
@@ -337,6 +416,11 @@ Result<SignatureModel> combine(const std::vector<WeightedSignature>& regions) {
     for (std::size_t k = 0; k < m.kinds.size(); ++k) m.kinds[k] += scale * static_cast<double>(s->kinds[k]);
     for (std::size_t i = 0; i < lines.size() && i < s->line_reuse.size(); ++i)
       lines[i] += scale * static_cast<double>(s->line_reuse[i]);
+    for (std::size_t b = 0; b < layout_bins.size() && b < s->layout_bins.size(); ++b)
+      layout_bins[b] += scale * static_cast<double>(s->layout_bins[b]);
+    for (const auto& [d, c] : s->layout_exact) layout_exact[d] += scale * static_cast<double>(c);
+    for (std::size_t k = 0; k < layout_streams.size() && k < s->layout_streams.size(); ++k)
+      layout_streams[k] += scale * static_cast<double>(s->layout_streams[k]);
   }
   if (total <= 0) return make_error("no region has both a weight and references");
   m.cold /= total;
@@ -368,6 +452,17 @@ Result<SignatureModel> combine(const std::vector<WeightedSignature>& regions) {
       for (std::size_t c = 0; c < cols; ++c) lines[b * cols + c] /= sum;
   }
   m.line_reuse = std::move(lines);
+  double placed = 0;
+  for (const auto& [d, w] : layout_exact) placed += w;
+  for (double w : layout_bins) placed += w;
+  for (double w : layout_streams) placed += w;
+  if (placed > 0) {
+    for (const auto& [d, w] : layout_exact) m.layout_exact.emplace_back(d, w / placed);
+    for (double& w : layout_bins) w /= placed;
+    for (double& w : layout_streams) w /= placed;
+    m.layout_bins = std::move(layout_bins);
+    m.layout_streams = std::move(layout_streams);
+  }
   return m;
 }
 

@@ -118,6 +118,7 @@ void SignatureTracer::restart_history() {
     line_stacks_.push_back(std::make_unique<analysis::LruStackDistance>(options_.shape.line_bytes << w));
   tree_of_ = analysis::BlockMap();
   trees_.clear();
+  have_new_blocks_ = 0;
 }
 
 std::size_t SignatureTracer::region_of(std::uint64_t time) {
@@ -155,6 +156,17 @@ void SignatureTracer::access(const Reference& ref) {
   if (distance == analysis::kColdMiss) {
     ++sig.cold;
     slot = trees_.add() + 1ull;
+    if (options_.shape.layout_bytes) {
+      std::size_t j = 0;
+      while (j < have_new_blocks_ && new_blocks_[j] + 1 != block) ++j;
+      if (j < have_new_blocks_)
+        ++sig.layout_streams[j];
+      else if (have_new_blocks_ != 0)
+        ++sig.layout_exact[(block - new_blocks_[0]) & (options_.shape.layout_blocks() - 1)];
+      std::copy_backward(new_blocks_.begin(), new_blocks_.end() - 1, new_blocks_.end());
+      new_blocks_[0] = block;
+      have_new_blocks_ = std::min(have_new_blocks_ + 1, kLayoutStreams);
+    }
   } else {
     ++sig.reuse[options_.shape.histogram_bin(distance)];
     abin = SignatureShape::alpha_bin(distance);
@@ -194,6 +206,8 @@ void SignatureTracer::access(const Reference& ref) {
 }
 
 void SignatureTracer::finish() {
+  whole_.compact_layout();
+  for (auto& r : per_region_) r.compact_layout();
   if (per_region_.empty()) return;
   whole_ = MemorySignature::empty(options_.shape);
   for (const auto& r : per_region_) (void)whole_.add(r);

@@ -11,6 +11,11 @@
 //      probability of every bin by target / achieved and tries again, until
 //      the achieved CDF is within `tolerance` of the target at every bin edge
 //      or `max_iterations` attempts were made (the best attempt is kept).
+//   1b. Layout. Blocks are numbered in first-touch order; without a layout
+//      model block b sits at base + b x block. With one (shape.layout_bytes),
+//      each new block sits at a distance drawn from the signature's layout
+//      from the one before it (modulo the span, in the first free lap), so
+//      blocks share cache sets as the original's did.
 //   2. Offsets. Each synthetic block keeps an access-history tree like the
 //      tracer's; a reference walks it from the root, taking at each visited
 //      node the previous edge with probability alpha(level, reuse bin) and
@@ -46,11 +51,12 @@ struct GeneratorOptions {
 
 struct TraceSeed {
   SignatureShape shape;
-  std::vector<std::uint64_t> addresses;  // byte addresses (base + block * block_bytes + word * word_bytes)
+  std::vector<std::uint64_t> addresses;  // byte addresses (base + slot(block) * block_bytes + word * word_bytes)
   std::vector<Kind> kinds;
   std::uint64_t base_address = 0;
   std::uint64_t working_set_blocks = 0;  // distinct blocks of the seed
   std::uint64_t min_replications = 0;    // copies that flush 2^16 blocks
+  std::uint64_t span_blocks = 0;         // address range the blocks take (= working set without a layout model)
   std::uint32_t iterations = 0;          // attempts the T/R adjustment made
   double cdf_mean_error = 0;             // achieved vs target CDF at the 17 depths (the chosen attempt)
   double cdf_max_error = 0;

@@ -42,6 +42,19 @@
 //                never used. Synthesis picks the line of each block reuse to
 //                follow these (generator.h), so the reuse distances at every
 //                width the CDF does not cover follow the original's too.
+//   layout       (when shape.layout_bytes != 0) where new blocks are placed.
+//                At every first touch of a block: if it is the block right
+//                after the j-th most recent new block (j = 1..kLayoutStreams:
+//                a walk continuing, e.g. j = 2 for two arrays walked
+//                together), layout_streams[j-1] counts it; otherwise (a jump)
+//                its distance in blocks from the block first touched before
+//                it, modulo layout_bytes / block_bytes, is counted: the most
+//                frequent distances exactly (layout_exact, at most
+//                kLayoutExact), the rest in log2 bins (layout_bins: bin 0 = 0,
+//                bin k = [2^(k-1), 2^k)). Cache sets are address bits below
+//                layout_bytes, so this says which blocks share sets (e.g. two
+//                page-aligned arrays walked together); synthesis places its
+//                new blocks by it instead of side by side.
 //
 // Signatures add: the signature of a region is the counts of its references,
 // and a weighted combination scales each region's counts to its weight
@@ -50,6 +63,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -66,6 +80,10 @@ inline constexpr std::size_t kCdfDepths = 17;
 inline constexpr std::size_t kAlphaBins = kCdfDepths + 1;
 // Octaves of reuse distance the histogram covers (distances < 2^40 blocks).
 inline constexpr std::size_t kOctaves = 40;
+// Layout distances kept exactly (the most frequent ones); the rest go to log2 bins.
+inline constexpr std::size_t kLayoutExact = 32;
+// Walks the layout follows: a new block right after one of the last this many new blocks.
+inline constexpr std::size_t kLayoutStreams = 8;
 
 // The shape every signature of one profile shares.
 struct SignatureShape {
@@ -75,6 +93,7 @@ struct SignatureShape {
   std::uint32_t age_bins = 1;       // "both" states split by the age of the other child, log4 bins
   bool age_in_visits = false;       // age clock: references (false) or visits of the child's block (true)
   std::uint64_t line_bytes = 0;     // line-distance histogram per alpha bin at this width (0 = none)
+  std::uint64_t layout_bytes = 0;   // new-block placement modulo this span (0 = none: first-touch order)
 
   std::size_t levels() const;          // log2(block / word)
   std::size_t histogram_bins() const;  // 1 + kOctaves * sub_bins
@@ -86,6 +105,11 @@ struct SignatureShape {
   std::size_t line_widths() const { return line_levels(); }
   // Columns of a line_reuse row: first touch of the line, then histogram_bins().
   std::size_t line_row() const { return line_bytes ? 1 + histogram_bins() : 0; }
+  // Blocks of the layout span (0 without layout) and its log2 bins (1 + log2 of that).
+  std::uint64_t layout_blocks() const { return layout_bytes ? layout_bytes / block_bytes : 0; }
+  std::size_t layout_bins() const;
+  // Layout bin of a distance < layout_blocks(): 0 for 0, k for [2^(k-1), 2^k).
+  static std::size_t layout_bin(std::uint64_t distance);
   // Age bin of a child last used `age` (>= 1) references ago: 1, 2-4, 5-16, 17-64, ... (capped).
   std::size_t age_bin(std::uint64_t age) const;
   // Histogram bin of a (finite) distance; alpha bin of a distance.
@@ -94,7 +118,8 @@ struct SignatureShape {
   // Distances [lo, hi) of histogram bin `bin` (empty when lo == hi).
   std::pair<std::uint64_t, std::uint64_t> histogram_range(std::size_t bin) const;
   // Checks the shape (powers of two, block > word, sub_bins a power of two <= 64,
-  // line_bytes 0 or a power of two with word < line < block).
+  // line_bytes 0 or a power of two with word < line < block, layout_bytes 0 or a
+  // power of two with block < layout <= 2^40).
   Status validate() const;
   friend bool operator==(const SignatureShape&, const SignatureShape&) = default;
 };
@@ -113,6 +138,11 @@ struct MemorySignature {
   // line_widths() x kAlphaBins rows of shape.line_row() counts, width-major
   // (row w * kAlphaBins + alpha bin: width line_bytes << w); empty when line_bytes == 0.
   std::vector<std::uint64_t> line_reuse;
+  // Layout (empty without shape.layout_bytes): distance -> count for the exact
+  // distances, and layout_bins() counts of the others.
+  std::map<std::uint64_t, std::uint64_t> layout_exact;
+  std::vector<std::uint64_t> layout_bins;
+  std::vector<std::uint64_t> layout_streams;  // kLayoutStreams counts (empty without layout)
   std::array<std::uint64_t, kKindCount> kinds{};
 
   // An all-zero signature of `shape`.
@@ -130,7 +160,11 @@ struct MemorySignature {
   // The paper's 17-point CDF, hit(2^k, block_bytes) for k = 0..16.
   std::vector<double> cdf() const;
 
-  // Adds `other` (same shape) count by count.
+  // Keeps the kLayoutExact most frequent layout distances exact (ties: the
+  // smaller distance) and moves the others into their bins.
+  void compact_layout();
+
+  // Adds `other` (same shape) count by count (layout: exact to exact, then compact_layout()).
   Status add(const MemorySignature& other);
 
   // The JSON object of a signature (the counts, plus the derived CDF and
@@ -154,6 +188,11 @@ struct SignatureModel {
   // line_widths() x kAlphaBins rows of shape.line_row(): P(line distance column |
   // width, alpha bin of the block reuse); a row never observed is all zero.
   std::vector<double> line_reuse;
+  // Layout distances: (distance, weight) exact, then layout_bins() bin weights;
+  // both empty without layout (or when no distance was observed).
+  std::vector<std::pair<std::uint64_t, double>> layout_exact;
+  std::vector<double> layout_bins;
+  std::vector<double> layout_streams;  // kLayoutStreams weights: after the j-th most recent new block
   std::array<double, kKindCount> kinds{};
 };
 

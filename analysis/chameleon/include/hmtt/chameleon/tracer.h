@@ -12,6 +12,9 @@
 //   - with shape.line_bytes, the reuse distance of the referenced line at
 //     every width from line_bytes to block_bytes / 2 (an exact LRU stack
 //     each), counted per width and alpha bin of the block distance;
+//   - with shape.layout_bytes, at every first touch of a block: which of the
+//     last kLayoutStreams new blocks it directly follows, else its distance in
+//     blocks from the block first touched before it, modulo the layout span;
 //   - interval sampling (section 3.1): `sample_on` references characterised,
 //     then `sample_off` skipped; the history (stack and trees) starts empty
 //     at every interval, exactly the cold-start penalty the paper describes;
@@ -20,6 +23,7 @@
 //     the counts are kept per region.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -135,6 +139,8 @@ class SignatureTracer {
   std::vector<std::size_t> slot_of_interval_;  // options_.regions[i] -> per_region_ index
   std::size_t region_hint_ = 0;
   std::uint64_t seen_ = 0;
+  std::array<std::uint64_t, kLayoutStreams> new_blocks_{};  // layout: the last new blocks, most recent first
+  std::size_t have_new_blocks_ = 0;   // how many of them are set (0 after a sampling restart)
 };
 
 }  // namespace hmtt::chameleon
