@@ -62,6 +62,29 @@ std::vector<double> lru_hits(const std::vector<Reference>& t, std::uint64_t widt
   return sim.surface().hit[0];
 }
 
+// A change to a good profile, and the text its error must contain.
+struct Mutation {
+  const char* expect;
+  std::function<void(Json&)> mutate;
+};
+
+// Each mutation of `good` must fail synthesis with an error containing its text (never a crash).
+void check_mutations(const Json& good, const std::vector<Mutation>& cases) {
+  auto p = analysis::make_chameleon_profiler();
+  auto error_of = [&](const Json& j) -> std::string {
+    auto s = p->synthesize(j.dump(), {100, 1});
+    return s ? std::string() : s.error().message;
+  };
+  REQUIRE(error_of(good) == "");
+  for (const auto& c : cases) {
+    Json j = good;
+    c.mutate(j);
+    const std::string e = error_of(j);
+    INFO("case " << c.expect << " -> " << e);
+    CHECK(e.find(c.expect) != std::string::npos);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("chameleon profile: recognised, round-trips, the contract's summary") {
@@ -216,17 +239,7 @@ TEST_CASE("chameleon profile: knobs are checked and named") {
 TEST_CASE("chameleon synth: malformed profiles are errors naming the field, never a crash") {
   const auto trace = demo(5000);
   const Json good = Json::parse(profile_of(trace));
-  auto p = analysis::make_chameleon_profiler();
-  auto error_of = [&](const Json& j) -> std::string {
-    auto s = p->synthesize(j.dump(), {100, 1});
-    return s ? std::string() : s.error().message;
-  };
-  REQUIRE(error_of(good) == "");
-  struct Case {
-    const char* expect;
-    std::function<void(Json&)> mutate;
-  };
-  const std::vector<Case> cases = {
+  check_mutations(good, {
       {"signature: missing", [](Json& j) { j.erase("signature"); }},
       {"references", [](Json& j) { j["references"] = "many"; }},
       {"block_bytes", [](Json& j) { j["block_bytes"] = 500; }},
@@ -269,20 +282,14 @@ TEST_CASE("chameleon synth: malformed profiles are errors naming the field, neve
          auto& rows = j["signature"]["line_reuse"];
          rows.erase(rows.begin() + 18, rows.end());
        }},
-  };
-  for (const auto& c : cases) {
-    Json j = good;
-    c.mutate(j);
-    const std::string e = error_of(j);
-    INFO("case " << c.expect << " -> " << e);
-    CHECK(e.find(c.expect) != std::string::npos);
-  }
+      // A region profile whose regions all have zero weight cannot be synthesised.
+      {"weight", [](Json& j) {
+         j["regions"] = Json::array({{{"id", 1}, {"name", "r"}, {"weight", 0}, {"signature", j["signature"]}}});
+       }},
+  });
+  auto p = analysis::make_chameleon_profiler();
   CHECK(p->synthesize("{not json", {}).ok() == false);
   CHECK(p->synthesize("", {}).ok() == false);
-  // A region profile whose regions all have zero weight cannot be synthesised.
-  Json zero = good;
-  zero["regions"] = Json::array({{{"id", 1}, {"name", "r"}, {"weight", 0}, {"signature", good["signature"]}}});
-  CHECK(error_of(zero).find("weight") != std::string::npos);
 }
 
 TEST_CASE("chameleon profile: regions from a map file, combined by weight on synthesis") {
@@ -543,16 +550,7 @@ TEST_CASE("chameleon layout: knobs and malformed layouts are errors naming the f
   }
   const Json good = Json::parse(profile_of(trace, {"layout=1M"}));
   REQUIRE(good["signature"]["layout"]["exact"].size() == kLayoutExact);  // a random walk: more distances than kept
-  auto error_of = [&](const Json& j) -> std::string {
-    auto s = p->synthesize(j.dump(), {100, 1});
-    return s ? std::string() : s.error().message;
-  };
-  REQUIRE(error_of(good) == "");
-  struct Case {
-    const char* expect;
-    std::function<void(Json&)> mutate;
-  };
-  const std::vector<Case> cases = {
+  check_mutations(good, {
       {"layout_bytes: must be 0 or a power of two", [](Json& j) { j["layout_bytes"] = 3000; }},
       {"layout_bytes: not an unsigned integer", [](Json& j) { j["layout_bytes"] = -1; }},
       {"signature.layout: missing", [](Json& j) { j["signature"].erase("layout"); }},
@@ -567,14 +565,7 @@ TEST_CASE("chameleon layout: knobs and malformed layouts are errors naming the f
          j["signature"]["layout"]["exact"][1][0] = j["signature"]["layout"]["exact"][0][0]; }},
       {"signature.layout.exact: has 33 entries", [](Json& j) { j["signature"]["layout"]["exact"].push_back(Json::array({2047, 1})); }},
       {"signature.layout: ", [](Json& j) { j["signature"]["layout"]["bins"][3] = 1u << 30; }},
-  };
-  for (const auto& c : cases) {
-    Json j = good;
-    c.mutate(j);
-    const std::string e = error_of(j);
-    INFO("case " << c.expect << " -> " << e);
-    CHECK(e.find(c.expect) != std::string::npos);
-  }
+  });
   // Round trip: the profile read back writes the same signature.
   auto parsed = parse_profile(good.dump());
   REQUIRE(parsed.ok());
