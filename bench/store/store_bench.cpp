@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
@@ -389,17 +390,28 @@ int main(int argc, char** argv) {
       }
       return argv[++i];
     };
-    if (a == "--refs") refs = std::stoull(next());
-    else if (a == "--lackey-refs") lackey_refs = std::stoull(next());
+    // The next argument as a whole unsigned number, or a clear error naming the option.
+    auto number = [&]() -> std::uint64_t {
+      const std::string v = next();
+      std::uint64_t x = 0;
+      const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+      if (ec != std::errc() || end != v.data() + v.size() || v.empty()) {
+        std::fprintf(stderr, "store_bench: %s: '%s' is not an unsigned number\n", a.c_str(), v.c_str());
+        std::exit(2);
+      }
+      return x;
+    };
+    if (a == "--refs") refs = number();
+    else if (a == "--lackey-refs") lackey_refs = number();
     else if (a == "--dir") dir = next();
-    else if (a == "--accel") accel = std::stoi(next());
-    else if (a == "--chunk-refs") chunk_refs = static_cast<std::uint32_t>(std::stoul(next()));
+    else if (a == "--accel") accel = static_cast<int>(std::clamp<std::uint64_t>(number(), 1, 65537));
+    else if (a == "--chunk-refs") chunk_refs = static_cast<std::uint32_t>(std::min<std::uint64_t>(number(), UINT32_MAX));
     else if (a == "--json") json = true;
     else if (a == "--lackey-cache") lackey_cache = next();
     else if (a == "--skip-mix") skip_mix = true;
     else if (a == "--keep") g_keep = true;
-    else if (a == "--page-size") g_page_size = static_cast<std::uint32_t>(std::stoul(next()));
-    else if (a == "--repeat") repeat = std::max(1, std::stoi(next()));
+    else if (a == "--page-size") g_page_size = static_cast<std::uint32_t>(std::min<std::uint64_t>(number(), UINT32_MAX));
+    else if (a == "--repeat") repeat = static_cast<int>(std::clamp<std::uint64_t>(number(), 1, 1000));
     else {
       const bool help = a == "--help" || a == "-h";
       std::fprintf(help ? stdout : stderr,
