@@ -202,6 +202,7 @@ Figures best_of(Figures a, const Figures& b) {
 }
 
 bool g_keep = false;             // --keep: leave the written stores in --dir
+bool g_write_only = false;       // --write-only: the store write phase alone (for profiling it)
 std::uint32_t g_page_size = 0;  // --page-size: SQLite page size (0 = the writer's default)
 
 Figures run(const std::string& name, const std::vector<Reference>& refs, const std::string& dir, int accel,
@@ -227,7 +228,10 @@ Figures run(const std::string& name, const std::vector<Reference>& refs, const s
     }
     for (std::size_t at = 0; at < refs.size(); at += 4096) {
       std::size_t n = std::min<std::size_t>(4096, refs.size() - at);
-      if (!(*w)->write({refs.data() + at, n}).ok()) std::exit(1);
+      if (Status ws = (*w)->write({refs.data() + at, n}); !ws) {
+        std::fprintf(stderr, "store_bench: %s\n", ws.error().message.c_str());
+        std::exit(1);
+      }
     }
     Status st = (*w)->finish();
     if (!st) {
@@ -238,6 +242,11 @@ Figures run(const std::string& name, const std::vector<Reference>& refs, const s
     f.write_s = seconds_since(t0);
     f.write_cpu = cpu_now() - c0;
     f.file_bytes = std::filesystem::file_size(path);
+  }
+  if (g_write_only) {
+    if (!g_keep) std::filesystem::remove(path);
+    f.load_after = load_average();
+    return f;
   }
   // Store read (file in the OS cache, as right after a capture).
   {
@@ -340,6 +349,12 @@ void print(const Figures& f, bool json) {
   const double wc = n / f.write_cpu, rc = n / f.read_cpu, ec = n / f.encode_cpu, dc = n / f.decode_cpu;
   const double lcc = n / f.lz4_c_cpu, ldc = n / f.lz4_d_cpu;
   const double bpr = static_cast<double>(f.store_blob_bytes) / n, lbpr = static_cast<double>(f.lz4_bytes) / n;
+  if (json && g_write_only) {
+    std::printf("{\"trace\":\"%s\",\"references\":%" PRIu64 ",\"load_average\":\"%s/%s\",\"store_write_refs_per_s\":%.0f,"
+                "\"store_write_refs_per_cpu_s\":%.0f,\"store_file_bytes\":%" PRIu64 ",\"runs\":%d}\n",
+                f.name.c_str(), f.refs, f.load_before.c_str(), f.load_after.c_str(), w, wc, f.file_bytes, f.runs);
+    return;
+  }
   if (json) {
     std::printf(
         "{\"trace\":\"%s\",\"references\":%" PRIu64 ",\"load_average\":\"%s/%s\","
@@ -358,6 +373,10 @@ void print(const Figures& f, bool json) {
   std::printf("%s: %.1f M references, fastest of %d runs per phase (load average %s before, %s after)\n",
               f.name.c_str(), n / 1e6, f.runs, f.load_before.c_str(), f.load_after.c_str());
   std::printf("                 M refs/s wall   M refs/CPU-s   vs plain LZ4 (CPU)   target (wall, idle machine)\n");
+  if (g_write_only) {
+    std::printf("  store write    %12.1f   %12.1f   (--write-only: no baseline)    >= 100\n", w / 1e6, wc / 1e6);
+    return;
+  }
   std::printf("  store write    %12.1f   %12.1f   %8.2fx compress      >= 100\n", w / 1e6, wc / 1e6, wc / lcc);
   std::printf("  store read     %12.1f   %12.1f   %8.2fx decompress    >= 200\n", r / 1e6, rc / 1e6, rc / ldc);
   std::printf("  codec encode   %12.1f   %12.1f   %8.2fx compress      (one thread, no SQLite)\n", e / 1e6, ec / 1e6,
@@ -410,16 +429,17 @@ int main(int argc, char** argv) {
     else if (a == "--lackey-cache") lackey_cache = next();
     else if (a == "--skip-mix") skip_mix = true;
     else if (a == "--keep") g_keep = true;
+    else if (a == "--write-only") g_write_only = true;
     else if (a == "--page-size") g_page_size = static_cast<std::uint32_t>(std::min<std::uint64_t>(number(), UINT32_MAX));
     else if (a == "--repeat") repeat = static_cast<int>(std::clamp<std::uint64_t>(number(), 1, 1000));
     else {
       const bool help = a == "--help" || a == "-h";
       std::fprintf(help ? stdout : stderr,
                    "usage: store_bench [--refs N] [--lackey-refs N] [--lackey-cache FILE] [--skip-mix] [--keep] [--dir DIR]\n"
-                   "                   [--accel A] [--chunk-refs N] [--page-size B] [--repeat N] [--json]\n"
+                   "                   [--accel A] [--chunk-refs N] [--page-size B] [--repeat N] [--write-only] [--json]\n"
                    "Store write/read and chunk codec throughput against plain LZ4 on the same references\n"
                    "(docs/benchmarks.md, \"Trace store\"). Each phase runs --repeat times (default 3); the\n"
-                   "fastest run is printed.\n");
+                   "fastest run is printed. --write-only times the store write alone (to profile it).\n");
       return help ? 0 : 2;
     }
   }
