@@ -2,10 +2,10 @@
 
 namespace hmtt::store::sql {
 
-Status Db::open(const std::string& path, int flags) {
+Status Db::open(const std::string& path, int flags, const char* vfs) {
   close();
   path_ = path;
-  int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
+  int rc = sqlite3_open_v2(path.c_str(), &db_, flags, vfs);
   if (rc != SQLITE_OK) {
     std::string msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
     close();

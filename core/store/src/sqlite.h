@@ -19,7 +19,8 @@ class Db {
   Db& operator=(const Db&) = delete;
   Db(Db&& o) noexcept : db_(o.db_), path_(std::move(o.path_)) { o.db_ = nullptr; }
 
-  Status open(const std::string& path, int flags);
+  // vfs: a registered VFS name (batch_vfs_name()), or nullptr for SQLite's default.
+  Status open(const std::string& path, int flags, const char* vfs = nullptr);
   void close();
   Status exec(const std::string& sql);
   sqlite3* get() const { return db_; }

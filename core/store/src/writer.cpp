@@ -14,6 +14,7 @@
 
 #include "hmtt/store/chunk.h"
 #include "hmtt/store/store.h"
+#include "batch_vfs.h"
 #include "schema.h"
 #include "sqlite.h"
 
@@ -280,7 +281,8 @@ Result<std::unique_ptr<StoreWriter>> StoreWriter::create(const std::string& path
   }
   std::filesystem::rename(creating, path, ec);
   if (ec) return make_error(path + ": cannot rename " + creating + " into place: " + ec.message());
-  HMTT_TRY(impl->db.open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX));
+  // The WAL's appends batched into one write() per commit (batch_vfs.h).
+  HMTT_TRY(impl->db.open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, sql::batch_vfs_name()));
   sql::Db& db = impl->db;
   HMTT_TRY(db.exec("PRAGMA journal_mode=WAL"));
   HMTT_TRY(db.exec("PRAGMA synchronous=NORMAL"));

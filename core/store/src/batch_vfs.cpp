@@ -1,0 +1,247 @@
+// The "hmtt-batch" VFS: the default VFS with the WAL's appends batched (see batch_vfs.h).
+#include "batch_vfs.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+
+namespace hmtt::store::sql {
+namespace {
+
+constexpr int kBufferBytes = 2 << 20;     // one write() per commit up to 2 MiB of frames
+constexpr int kFrameHeaderBytes = 24;     // a WAL frame header (the WAL header itself is 32)
+
+// One open file: our sqlite3_file, then the default VFS's file object right behind it.
+struct File {
+  sqlite3_file base;
+  sqlite3_file* real;
+  unsigned char* buf;  // the WAL and the main database; nullptr: every call passes straight through
+  bool wal;            // flush at the end of each commit frame
+  sqlite3_int64 buf_at;
+  int buf_len;
+  bool in_commit;  // the latest frame header was a commit frame's: write through until the next
+};
+static_assert(sizeof(File) % 8 == 0, "the default VFS's file object follows File, 8-byte aligned");
+
+sqlite3_vfs* real_vfs(sqlite3_vfs* v) { return static_cast<sqlite3_vfs*>(v->pAppData); }
+File* F(sqlite3_file* f) { return reinterpret_cast<File*>(f); }
+const sqlite3_io_methods* M(File* f) { return f->real->pMethods; }
+
+// The default (unix) VFS writes at most 0x1ffff bytes a call (it masks the length: a longer write
+// comes out short and reads as "disk full"), so the buffer goes out in pieces below that.
+constexpr int kWritePiece = 31 * 4096;
+
+int flush(File* f) {
+  int rc = SQLITE_OK;
+  for (int done = 0; done < f->buf_len && rc == SQLITE_OK; done += kWritePiece) {
+    rc = M(f)->xWrite(f->real, f->buf + done, std::min(kWritePiece, f->buf_len - done), f->buf_at + done);
+  }
+  f->buf_len = 0;
+  return rc;
+}
+
+int x_close(sqlite3_file* pf) {
+  File* f = F(pf);
+  const int frc = flush(f);
+  const int rc = M(f)->xClose(f->real);
+  sqlite3_free(f->buf);
+  f->buf = nullptr;
+  return frc != SQLITE_OK ? frc : rc;
+}
+
+int x_read(sqlite3_file* pf, void* out, int n, sqlite3_int64 at) {
+  File* f = F(pf);
+  if (const int rc = flush(f); rc != SQLITE_OK) return rc;
+  return M(f)->xRead(f->real, out, n, at);
+}
+
+int x_write(sqlite3_file* pf, const void* data, int n, sqlite3_int64 at) {
+  File* f = F(pf);
+  if (!f->buf) return M(f)->xWrite(f->real, data, n, at);
+  const bool header = f->wal && n == kFrameHeaderBytes;
+  if (header) {
+    // Bytes 4-7 of a frame header: the database size after the commit, non-zero only in a
+    // transaction's last frame (and the copies of it that pad a synced commit).
+    const auto* h = static_cast<const unsigned char*>(data);
+    f->in_commit = (h[4] | h[5] | h[6] | h[7]) != 0;
+  }
+  const bool contiguous = f->buf_len > 0 && at == f->buf_at + f->buf_len;
+  if ((f->buf_len > 0 && !contiguous) || f->buf_len + n > kBufferBytes) {
+    if (const int rc = flush(f); rc != SQLITE_OK) return rc;
+  }
+  if (n > kWritePiece) return M(f)->xWrite(f->real, data, n, at);  // SQLite's own writes are pages
+  if (f->buf_len == 0) f->buf_at = at;
+  std::memcpy(f->buf + f->buf_len, data, static_cast<std::size_t>(n));
+  f->buf_len += n;
+  // The commit frame's page: write everything out before SQLite publishes the commit.
+  if (!header && f->in_commit) return flush(f);
+  return SQLITE_OK;
+}
+
+int x_truncate(sqlite3_file* pf, sqlite3_int64 size) {
+  File* f = F(pf);
+  if (const int rc = flush(f); rc != SQLITE_OK) return rc;
+  return M(f)->xTruncate(f->real, size);
+}
+
+int x_sync(sqlite3_file* pf, int flags) {
+  File* f = F(pf);
+  if (const int rc = flush(f); rc != SQLITE_OK) return rc;
+  return M(f)->xSync(f->real, flags);
+}
+
+int x_file_size(sqlite3_file* pf, sqlite3_int64* size) {
+  File* f = F(pf);
+  if (const int rc = flush(f); rc != SQLITE_OK) return rc;
+  return M(f)->xFileSize(f->real, size);
+}
+
+int x_lock(sqlite3_file* pf, int level) {
+  File* f = F(pf);
+  if (const int rc = flush(f); rc != SQLITE_OK) return rc;
+  return M(f)->xLock(f->real, level);
+}
+
+int x_unlock(sqlite3_file* pf, int level) {
+  File* f = F(pf);
+  if (const int rc = flush(f); rc != SQLITE_OK) return rc;
+  return M(f)->xUnlock(f->real, level);
+}
+
+int x_check_reserved(sqlite3_file* pf, int* out) {
+  File* f = F(pf);
+  if (const int rc = flush(f); rc != SQLITE_OK) return rc;
+  return M(f)->xCheckReservedLock(f->real, out);
+}
+
+int x_file_control(sqlite3_file* pf, int op, void* arg) {
+  File* f = F(pf);
+  if (const int rc = flush(f); rc != SQLITE_OK) return rc;
+  return M(f)->xFileControl(f->real, op, arg);
+}
+
+int x_sector_size(sqlite3_file* pf) { return M(F(pf))->xSectorSize(F(pf)->real); }
+int x_device(sqlite3_file* pf) { return M(F(pf))->xDeviceCharacteristics(F(pf)->real); }
+
+int x_shm_map(sqlite3_file* pf, int page, int size, int extend, void volatile** out) {
+  File* f = F(pf);
+  if (M(f)->iVersion < 2) return SQLITE_IOERR_SHMMAP;
+  if (const int rc = flush(f); rc != SQLITE_OK) return rc;
+  return M(f)->xShmMap(f->real, page, size, extend, out);
+}
+
+int x_shm_lock(sqlite3_file* pf, int offset, int n, int flags) {
+  File* f = F(pf);
+  if (M(f)->iVersion < 2) return SQLITE_IOERR_SHMLOCK;
+  if (const int rc = flush(f); rc != SQLITE_OK) return rc;
+  return M(f)->xShmLock(f->real, offset, n, flags);
+}
+
+void x_shm_barrier(sqlite3_file* pf) {
+  File* f = F(pf);
+  (void)flush(f);  // SQLite calls it between writing and publishing; the flush before them reports errors
+  if (M(f)->iVersion >= 2) M(f)->xShmBarrier(f->real);
+}
+
+int x_shm_unmap(sqlite3_file* pf, int del) {
+  File* f = F(pf);
+  if (M(f)->iVersion < 2) return SQLITE_OK;
+  return M(f)->xShmUnmap(f->real, del);
+}
+
+int x_fetch(sqlite3_file* pf, sqlite3_int64 at, int n, void** out) {
+  File* f = F(pf);
+  *out = nullptr;
+  if (M(f)->iVersion < 3) return SQLITE_OK;  // no mapping: SQLite reads instead
+  if (const int rc = flush(f); rc != SQLITE_OK) return rc;
+  return M(f)->xFetch(f->real, at, n, out);
+}
+
+int x_unfetch(sqlite3_file* pf, sqlite3_int64 at, void* p) {
+  File* f = F(pf);
+  if (M(f)->iVersion < 3) return SQLITE_OK;
+  return M(f)->xUnfetch(f->real, at, p);
+}
+
+const sqlite3_io_methods kMethods = {
+    3,         x_close,       x_read,         x_write,       x_truncate,  x_sync,
+    x_file_size, x_lock,      x_unlock,       x_check_reserved, x_file_control, x_sector_size,
+    x_device,  x_shm_map,     x_shm_lock,     x_shm_barrier, x_shm_unmap, x_fetch,
+    x_unfetch,
+};
+
+int x_open(sqlite3_vfs* vfs, sqlite3_filename name, sqlite3_file* pf, int flags, int* out_flags) {
+  File* f = F(pf);
+  f->real = reinterpret_cast<sqlite3_file*>(reinterpret_cast<char*>(pf) + sizeof(File));
+  f->buf = nullptr;
+  f->buf_at = 0;
+  f->buf_len = 0;
+  f->in_commit = false;
+  f->wal = (flags & SQLITE_OPEN_WAL) != 0;
+  const int rc = real_vfs(vfs)->xOpen(real_vfs(vfs), name, f->real, flags, out_flags);
+  if (rc != SQLITE_OK) {
+    pf->pMethods = nullptr;  // nothing to close
+    return rc;
+  }
+  // The WAL's appends and the checkpoints' page writes into the database are batched; journals and
+  // temporary files pass through, and so does a file whose buffer cannot be had.
+  if (flags & (SQLITE_OPEN_WAL | SQLITE_OPEN_MAIN_DB)) f->buf = static_cast<unsigned char*>(sqlite3_malloc(kBufferBytes));
+  pf->pMethods = &kMethods;
+  return SQLITE_OK;
+}
+
+// The VFS-level calls go to the default VFS as they are.
+int x_delete(sqlite3_vfs* v, const char* p, int sync) { return real_vfs(v)->xDelete(real_vfs(v), p, sync); }
+int x_access(sqlite3_vfs* v, const char* p, int flags, int* out) {
+  return real_vfs(v)->xAccess(real_vfs(v), p, flags, out);
+}
+int x_full_pathname(sqlite3_vfs* v, const char* p, int n, char* out) {
+  return real_vfs(v)->xFullPathname(real_vfs(v), p, n, out);
+}
+void* x_dl_open(sqlite3_vfs* v, const char* p) { return real_vfs(v)->xDlOpen(real_vfs(v), p); }
+void x_dl_error(sqlite3_vfs* v, int n, char* out) { real_vfs(v)->xDlError(real_vfs(v), n, out); }
+void (*x_dl_sym(sqlite3_vfs* v, void* h, const char* s))(void) { return real_vfs(v)->xDlSym(real_vfs(v), h, s); }
+void x_dl_close(sqlite3_vfs* v, void* h) { real_vfs(v)->xDlClose(real_vfs(v), h); }
+int x_randomness(sqlite3_vfs* v, int n, char* out) { return real_vfs(v)->xRandomness(real_vfs(v), n, out); }
+int x_sleep(sqlite3_vfs* v, int us) { return real_vfs(v)->xSleep(real_vfs(v), us); }
+int x_current_time(sqlite3_vfs* v, double* t) { return real_vfs(v)->xCurrentTime(real_vfs(v), t); }
+int x_last_error(sqlite3_vfs* v, int n, char* out) { return real_vfs(v)->xGetLastError(real_vfs(v), n, out); }
+int x_current_time64(sqlite3_vfs* v, sqlite3_int64* t) {
+  return real_vfs(v)->xCurrentTimeInt64(real_vfs(v), t);
+}
+
+}  // namespace
+
+const char* batch_vfs_name() {
+  // Registered once per process and never changed after: SQLite's VFS list is process-wide.
+  static const char* const name = []() -> const char* {
+    sqlite3_vfs* real = sqlite3_vfs_find(nullptr);
+    if (!real || real->iVersion < 2) return nullptr;
+    static sqlite3_vfs vfs{};
+    vfs.iVersion = 2;
+    vfs.szOsFile = static_cast<int>(sizeof(File)) + real->szOsFile;
+    vfs.mxPathname = real->mxPathname;
+    vfs.zName = "hmtt-batch";
+    vfs.pAppData = real;
+    vfs.xOpen = x_open;
+    vfs.xDelete = x_delete;
+    vfs.xAccess = x_access;
+    vfs.xFullPathname = x_full_pathname;
+    vfs.xDlOpen = x_dl_open;
+    vfs.xDlError = x_dl_error;
+    vfs.xDlSym = x_dl_sym;
+    vfs.xDlClose = x_dl_close;
+    vfs.xRandomness = x_randomness;
+    vfs.xSleep = x_sleep;
+    vfs.xCurrentTime = x_current_time;
+    vfs.xGetLastError = x_last_error;
+    vfs.xCurrentTimeInt64 = x_current_time64;
+    if (sqlite3_vfs_register(&vfs, 0) != SQLITE_OK) return nullptr;
+    return vfs.zName;
+  }();
+  return name;
+}
+
+}  // namespace hmtt::store::sql
