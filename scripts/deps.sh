@@ -2,7 +2,8 @@
 # Installs the Debian packages hmtt needs, only those that are missing.
 # Usage: scripts/deps.sh [core|all]   (default: all)
 #   core: what `make build` needs (compilers, libraries)
-#   all:  core + the tools the test tiers use (RTL synthesis, QEMU, kernel, browser)
+#   all:  core + the tools the test tiers use (RTL synthesis, QEMU, kernel, browser,
+#         python3-jsonschema for the profile-schema tests of the chameleon and psnap tiers)
 set -euo pipefail
 tier=${1:-all}
 
@@ -11,7 +12,8 @@ core=(build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
       libsqlite3-dev sqlite3 doctest-dev libcli11-dev nlohmann-json3-dev
       libfftw3-dev gnuplot-nox valgrind)
 extra=(yosys nextpnr-ice40 fpga-icestorm tshark qemu-system-x86 busybox-static
-       cpio kmod xz-utils zstd iproute2 chromium linux-headers-amd64 sparse)
+       cpio kmod xz-utils zstd iproute2 chromium linux-headers-amd64 sparse
+       python3-jsonschema)
 
 pkgs=("${core[@]}")
 [ "$tier" = all ] && pkgs+=("${extra[@]}")
