@@ -224,11 +224,29 @@ Status check_references(std::span<const Reference> refs, std::uint64_t prev_time
   return Status::success();
 }
 
+Status check_and_copy_references(std::span<const Reference> refs, std::uint64_t prev_time, std::size_t first_index,
+                                 Reference* out, std::uint32_t& kind_mask) {
+  bool bad = false;
+  std::uint64_t prev = prev_time;
+  std::uint32_t kinds = 0;
+  for (std::size_t i = 0; i < refs.size(); ++i) {
+    const Reference& r = refs[i];
+    const auto k = static_cast<unsigned>(r.kind);
+    bad |= r.time < prev || k >= 4 || static_cast<unsigned>(r.origin) >= 4;
+    kinds |= 1u << (k & 31);
+    prev = r.time;
+    out[i] = r;
+  }
+  if (bad) return check_references(refs, prev_time, first_index);  // names the first bad reference
+  kind_mask |= kinds;
+  return Status::success();
+}
+
 std::size_t ChunkColumns::plane_count() const { return plane_list_.size(); }
 
 std::span<const std::uint8_t> ChunkColumns::plane(std::size_t p) const { return plane_list_[p]; }
 
-Status ChunkColumns::split(std::span<const Reference> refs, bool checked) {
+Status ChunkColumns::split(std::span<const Reference> refs, bool checked, std::uint32_t kind_mask) {
   const std::size_t n = refs.size();
   if (n == 0) return make_error("no references");
   if (n > kChunkMaxRefs) {
@@ -250,7 +268,8 @@ Status ChunkColumns::split(std::span<const Reference> refs, bool checked) {
   // The context predictor pays off with instruction fetches (it keys data accesses by the instruction);
   // chunks without any leave it unused, which also lets the decoder skip the table.
   const bool use_context =
-      std::any_of(refs.begin(), refs.end(), [](const Reference& r) { return r.kind == Kind::IFetch; });
+      kind_mask != 0 ? (kind_mask & (1u << static_cast<unsigned>(Kind::IFetch))) != 0
+                     : std::any_of(refs.begin(), refs.end(), [](const Reference& r) { return r.kind == Kind::IFetch; });
   model_.reset(a_first_);
   detail::AddressModel& model = model_;
   grow(diffs_, n);

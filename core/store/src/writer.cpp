@@ -40,10 +40,13 @@ struct StoreWriter::Impl {
   bool any_chunk = false;
   std::uint64_t chunks_queued = 0;
 
+  std::uint32_t pending_kinds = 0;  // bit (1 << Kind) of each kind in the pending chunk
+
   struct Job {
     std::uint64_t seq = 0;
     std::vector<Reference>* refs = nullptr;
     std::size_t n = 0;
+    std::uint32_t kinds = 0;  // ChunkColumns::split's hint
   };
   std::vector<std::unique_ptr<std::vector<Reference>>> buffers;
   std::mutex q_mu;
@@ -111,7 +114,7 @@ Status StoreWriter::Impl::commit(std::uint64_t id, const ChunkStats& s, std::spa
 
 // Without background threads: split, pack and commit on the caller's thread.
 Status StoreWriter::Impl::encode_and_commit(const Job& job, ChunkColumns& cols, std::vector<std::uint8_t>& blob) {
-  Status st = cols.split({job.refs->data(), job.n}, true);  // write() checked them
+  Status st = cols.split({job.refs->data(), job.n}, true, job.kinds);  // write() checked them
   if (!st) return make_error(db.path() + ": chunk " + std::to_string(job.seq) + ": " + st.error().message);
   const std::size_t len = pack_chunk(cols, opt.lz4_acceleration, blob);
   return commit(job.seq, cols.stats(), {blob.data(), len});
@@ -131,7 +134,7 @@ void StoreWriter::Impl::run_worker() {
       pk = free_packed.front();  // in_flight <= pool size, so every queued job has one
       free_packed.pop_front();
     }
-    pk->status = cols.split({job.refs->data(), job.n}, true);  // write() checked them
+    pk->status = cols.split({job.refs->data(), job.n}, true, job.kinds);  // write() checked them
     {
       std::lock_guard<std::mutex> lock(q_mu);
       free_bufs.push_back(job.refs);  // the references are in the columns now
@@ -182,10 +185,11 @@ void StoreWriter::Impl::stop_workers() {
 
 Status StoreWriter::Impl::flush_pending() {
   if (npending == 0) return Status::success();
-  const Job job{chunks_queued, pending, npending};
+  const Job job{chunks_queued, pending, npending, pending_kinds};
   prev_last_time = (*pending)[npending - 1].time;
   any_chunk = true;
   npending = 0;
+  pending_kinds = 0;
   ++chunks_queued;
   if (!opt.background) return encode_and_commit(job, inline_cols, inline_blob);
   std::unique_lock<std::mutex> lock(q_mu);
@@ -330,11 +334,22 @@ Status StoreWriter::write(std::span<const Reference> refs) {
   if (m.finished) return make_error(m.db.path() + ": write after finish");
   const std::size_t cap = m.opt.chunk_refs;
   if (refs.empty()) return Status::success();
-  // Check the whole batch before taking any of it (a failed write takes nothing), piece by piece as
-  // it will land in chunks, while it is still in the cache from the caller's writing it. Workers do
-  // not check again.
+  const std::uint64_t prev_time =
+      m.npending > 0 ? (*m.pending)[m.npending - 1].time : (m.any_chunk ? m.prev_last_time : refs[0].time);
+  // The common case, a batch that fits the pending chunk: check, copy and note its kinds in one pass
+  // (npending moves only if all of it is good, so a failed write takes nothing). Workers do not check
+  // again.
+  if (refs.size() <= cap - m.npending) {
+    Status st = check_and_copy_references(refs, prev_time, m.npending, m.pending->data() + m.npending, m.pending_kinds);
+    if (!st) return make_error(m.db.path() + ": chunk " + std::to_string(m.chunks_queued) + ": " + st.error().message);
+    m.npending += refs.size();
+    if (m.npending == cap) HMTT_TRY(m.flush_pending());
+    return Status::success();
+  }
+  // A batch across chunks: check all of it, piece by piece as it will land in chunks, before taking
+  // any of it.
   {
-    std::uint64_t prev = m.npending > 0 ? (*m.pending)[m.npending - 1].time : (m.any_chunk ? m.prev_last_time : refs[0].time);
+    std::uint64_t prev = prev_time;
     std::size_t pos = m.npending;
     std::uint64_t chunk = m.chunks_queued;
     for (std::span<const Reference> rest = refs; !rest.empty();) {
@@ -349,7 +364,9 @@ Status StoreWriter::write(std::span<const Reference> refs) {
   }
   while (!refs.empty()) {
     const std::size_t take = std::min(refs.size(), cap - m.npending);
-    std::memcpy(m.pending->data() + m.npending, refs.data(), take * sizeof(Reference));
+    const std::uint64_t prev = m.npending > 0 ? (*m.pending)[m.npending - 1].time : refs[0].time;
+    // Checked above: this pass only copies and notes the kinds.
+    (void)check_and_copy_references(refs.first(take), prev, m.npending, m.pending->data() + m.npending, m.pending_kinds);
     m.npending += take;
     refs = refs.subspan(take);
     if (m.npending == cap) HMTT_TRY(m.flush_pending());

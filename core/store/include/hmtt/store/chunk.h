@@ -116,6 +116,10 @@ struct AddressModel {
 // range. The error names the first bad reference by its index in `refs` plus `first_index` (the
 // position of refs[0] in its chunk, when `refs` is a piece of one).
 Status check_references(std::span<const Reference> refs, std::uint64_t prev_time, std::size_t first_index = 0);
+// The same check in the same pass that copies refs to `out` (room for refs.size()) and ORs
+// `1 << kind` of each into `kind_mask`. On an error, what was copied is to be ignored.
+Status check_and_copy_references(std::span<const Reference> refs, std::uint64_t prev_time, std::size_t first_index,
+                                 Reference* out, std::uint32_t& kind_mask);
 
 // Stage 1: references -> reduced columns (uncompressed planes).
 class ChunkColumns {
@@ -123,7 +127,9 @@ class ChunkColumns {
   // Fails if refs is empty, longer than kChunkMaxRefs or not in time order. `checked`: the caller
   // has run check_references over exactly these references (the store writer does, as they are
   // written, so its error comes at write time), and split skips that pass.
-  Status split(std::span<const Reference> refs, bool checked = false);
+  // `kind_mask`: bit (1 << Kind) of each kind in refs when the caller knows it (the writer collects
+  // it while copying), 0 when not; split then looks for instruction fetches itself.
+  Status split(std::span<const Reference> refs, bool checked = false, std::uint32_t kind_mask = 0);
 
   const ChunkStats& stats() const { return stats_; }
   std::uint64_t t_first() const { return t_first_; }
