@@ -294,8 +294,10 @@ Result<std::unique_ptr<StoreWriter>> StoreWriter::create(const std::string& path
   sql::Db& db = impl->db;
   HMTT_TRY(db.exec("PRAGMA journal_mode=WAL"));
   HMTT_TRY(db.exec("PRAGMA synchronous=NORMAL"));
-  // Checkpoint about every 16 MiB of WAL.
-  HMTT_TRY(db.exec("PRAGMA wal_autocheckpoint=" + std::to_string((16u << 20) / options.page_size)));
+  // Checkpoint about every 4 MiB of WAL: the checkpoint finish() must make (sync the WAL, copy, sync
+  // the file, truncate) is then short (finish 35-70 ms -> 12-14 ms for 20 M mix references); the
+  // more frequent ones during the capture wait inside one commit while the packed chunks queue.
+  HMTT_TRY(db.exec("PRAGMA wal_autocheckpoint=" + std::to_string((4u << 20) / options.page_size)));
   HMTT_TRY(impl->insert_chunk.prepare(db, "INSERT INTO chunk VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)"));
   // Chunk buffers: the one being filled, one per worker and one queued.
   const unsigned workers = options.background ? std::clamp(std::thread::hardware_concurrency(), 1u, 4u) : 0u;
