@@ -278,3 +278,77 @@ TEST_CASE("decoder rejects a malformed residual stream and says which residual")
   b[136] = 0x01;  // three varints where the kind column selects two
   CHECK(message(b).find("10 bytes left after the last residual") != std::string::npos);
 }
+
+// The store writer summarises each chunk while it copies the references in (kinds, column ranges)
+// and split uses that summary instead of finding it again: the BLOB and the chunk's stats must be
+// exactly those of a split without it, whatever the stream and however the chunk was filled.
+TEST_CASE("split with the writer's summary packs the same BLOB and stats as without") {
+  std::mt19937_64 rng(11);
+  enum Shape { BoardLines, RandomSizes, RandomSources, WithIFetch, EqualTimes, BigGaps };
+  for (Shape shape : {BoardLines, RandomSizes, RandomSources, WithIFetch, EqualTimes, BigGaps}) {
+    for (std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{1000}, std::size_t{70000}}) {
+      CAPTURE(static_cast<int>(shape));
+      CAPTURE(n);
+      std::vector<Reference> refs(n);
+      std::uint64_t t = 1000 + rng() % 100, a = 0x40000000;
+      for (auto& r : refs) {
+        t += shape == EqualTimes ? 0 : (shape == BigGaps ? rng() % (1ull << 40) : 1 + rng() % 5);
+        a = rng() % 4 == 0 ? (rng() & 0xFFFFFFFFULL) & ~std::uint64_t{63} : a + 64;
+        r.time = t;
+        r.address = a;
+        r.size = shape == RandomSizes ? 1 + static_cast<std::uint32_t>(rng() % 300) : 64;
+        r.source = shape == RandomSources ? static_cast<std::uint16_t>(rng()) : 3;
+        r.kind = shape == WithIFetch ? static_cast<Kind>(rng() % 4) : static_cast<Kind>(rng() % 2);
+        r.origin = Origin::Dma;
+      }
+      // The writer's way: uneven batches, each checked, copied and added to the summary.
+      ChunkSummary summary;
+      std::vector<Reference> copy(n);
+      std::size_t at = 0, piece = 1;
+      std::uint64_t prev = refs[0].time;
+      while (at < n) {
+        const std::size_t take = std::min(piece, n - at);
+        REQUIRE(check_and_copy_references({refs.data() + at, take}, prev, at, copy.data() + at, summary).ok());
+        prev = refs[at + take - 1].time;
+        at += take;
+        piece = piece * 3 + 1;
+      }
+      CHECK(copy == refs);
+      ChunkColumns plain, summarised;
+      REQUIRE(plain.split(refs).ok());
+      REQUIRE(summarised.split(refs, true, &summary).ok());
+      std::vector<std::uint8_t> b1, b2;
+      const std::size_t l1 = pack_chunk(plain, 1, b1), l2 = pack_chunk(summarised, 1, b2);
+      REQUIRE(l1 == l2);
+      CHECK(std::memcmp(b1.data(), b2.data(), l1) == 0);
+      const ChunkStats &s1 = plain.stats(), &s2 = summarised.stats();
+      CHECK(s1.a_min == s2.a_min);
+      CHECK(s1.a_max == s2.a_max);
+      CHECK(s1.t_first == s2.t_first);
+      CHECK(s1.t_last == s2.t_last);
+      CHECK(s1.by_kind == s2.by_kind);
+      CHECK(s1.kind_mask == s2.kind_mask);
+      CHECK(s1.origin_mask == s2.origin_mask);
+      CHECK(s1.plane_bytes == s2.plane_bytes);
+    }
+  }
+}
+
+TEST_CASE("a batch that fails its check leaves the chunk's summary as it was") {
+  std::vector<Reference> refs(5);
+  for (std::size_t i = 0; i < refs.size(); ++i) {
+    refs[i].time = 10 * i;
+    refs[i].address = 0x1000 + 64 * i;
+  }
+  ChunkSummary summary;
+  std::vector<Reference> out(5);
+  REQUIRE(check_and_copy_references({refs.data(), 2}, 0, 0, out.data(), summary).ok());
+  const ChunkSummary before = summary;
+  refs[3].time = 5;  // before reference 2's time 20
+  Status st = check_and_copy_references({refs.data() + 2, 3}, refs[1].time, 2, out.data() + 2, summary);
+  REQUIRE_FALSE(st.ok());
+  CHECK(st.error().message.find("reference 3: time 5 is before the previous reference's time 20") != std::string::npos);
+  CHECK(summary.a_max == before.a_max);
+  CHECK(summary.dt_max == before.dt_max);
+  CHECK(summary.kind_mask == before.kind_mask);
+}

@@ -224,21 +224,61 @@ Status check_references(std::span<const Reference> refs, std::uint64_t prev_time
   return Status::success();
 }
 
+void ChunkSummary::merge(const ChunkSummary& o) {
+  kind_mask |= o.kind_mask;
+  a_min = std::min(a_min, o.a_min);
+  a_max = std::max(a_max, o.a_max);
+  dt_min = std::min(dt_min, o.dt_min);
+  dt_max = std::max(dt_max, o.dt_max);
+  size_min = std::min(size_min, o.size_min);
+  size_max = std::max(size_max, o.size_max);
+  source_min = std::min(source_min, o.source_min);
+  source_max = std::max(source_max, o.source_max);
+}
+
 Status check_and_copy_references(std::span<const Reference> refs, std::uint64_t prev_time, std::size_t first_index,
-                                 Reference* out, std::uint32_t& kind_mask) {
+                                 Reference* out, ChunkSummary& summary) {
+  // This loop waits on memory (the caller's references, the chunk buffer's lines); the ranges it
+  // takes on the way cost little here and spare the workers' split loop as many registers.
   bool bad = false;
   std::uint64_t prev = prev_time;
-  std::uint32_t kinds = 0;
-  for (std::size_t i = 0; i < refs.size(); ++i) {
+  std::uint64_t dmin = UINT64_MAX, dmax = 0, amin = UINT64_MAX, amax = 0;
+  std::uint32_t kinds = 0, smin = UINT32_MAX, smax = 0;
+  std::uint16_t cmin = UINT16_MAX, cmax = 0;
+  auto take = [&](std::size_t i, bool delta) {
     const Reference& r = refs[i];
     const auto k = static_cast<unsigned>(r.kind);
     bad |= r.time < prev || k >= 4 || static_cast<unsigned>(r.origin) >= 4;
+    if (delta) {
+      const std::uint64_t dt = r.time - prev;
+      dmin = std::min(dmin, dt);
+      dmax = std::max(dmax, dt);
+    }
+    amin = std::min(amin, r.address);
+    amax = std::max(amax, r.address);
+    smin = std::min(smin, r.size);
+    smax = std::max(smax, r.size);
+    cmin = std::min(cmin, r.source);
+    cmax = std::max(cmax, r.source);
     kinds |= 1u << (k & 31);
     prev = r.time;
     out[i] = r;
-  }
+  };
+  std::size_t i = 0;
+  if (first_index == 0 && !refs.empty()) take(i++, false);  // row 0 of a chunk has no time delta
+  for (; i < refs.size(); ++i) take(i, true);
   if (bad) return check_references(refs, prev_time, first_index);  // names the first bad reference
-  kind_mask |= kinds;
+  ChunkSummary s;
+  s.kind_mask = kinds;
+  s.a_min = amin;
+  s.a_max = amax;
+  s.dt_min = dmin;
+  s.dt_max = dmax;
+  s.size_min = smin;
+  s.size_max = smax;
+  s.source_min = cmin;
+  s.source_max = cmax;
+  summary.merge(s);
   return Status::success();
 }
 
@@ -246,7 +286,7 @@ std::size_t ChunkColumns::plane_count() const { return plane_list_.size(); }
 
 std::span<const std::uint8_t> ChunkColumns::plane(std::size_t p) const { return plane_list_[p]; }
 
-Status ChunkColumns::split(std::span<const Reference> refs, bool checked, std::uint32_t kind_mask) {
+Status ChunkColumns::split(std::span<const Reference> refs, bool checked, const ChunkSummary* summary) {
   const std::size_t n = refs.size();
   if (n == 0) return make_error("no references");
   if (n > kChunkMaxRefs) {
@@ -268,8 +308,11 @@ Status ChunkColumns::split(std::span<const Reference> refs, bool checked, std::u
   // The context predictor pays off with instruction fetches (it keys data accesses by the instruction);
   // chunks without any leave it unused, which also lets the decoder skip the table.
   const bool use_context =
-      kind_mask != 0 ? (kind_mask & (1u << static_cast<unsigned>(Kind::IFetch))) != 0
-                     : std::any_of(refs.begin(), refs.end(), [](const Reference& r) { return r.kind == Kind::IFetch; });
+      summary ? (summary->kind_mask & (1u << static_cast<unsigned>(Kind::IFetch))) != 0
+              : std::any_of(refs.begin(), refs.end(), [](const Reference& r) { return r.kind == Kind::IFetch; });
+  // Sizes and sources that are all the same (a board capture's) need no column: width 0, no plane.
+  const bool const_size = summary && summary->size_min == summary->size_max;
+  const bool const_source = summary && summary->source_min == summary->source_max;
   model_.reset(a_first_);
   detail::AddressModel& model = model_;
   grow(diffs_, n);
@@ -295,24 +338,22 @@ Status ChunkColumns::split(std::span<const Reference> refs, bool checked, std::u
   std::uint16_t* sc = source_.data();
   std::uint8_t* kos = ko_.data();
   std::uint64_t* df = diffs_.data();
-  if (!use_context) {
-    // The common case for board captures (no instruction fetches): the predictor chosen without
-    // branches.
+  // The common case for board captures (no instruction fetches): the predictor chosen without
+  // branches. With the writer's summary the loop carries no ranges (fewer live registers) and
+  // stores no size or source that is the same throughout.
+  auto board_loop = [&]<bool kRanges, bool kSizes, bool kSources>() {
     for (std::size_t i = 0; i < n; ++i) {
       const Reference& r = refs[i];
       const auto k = static_cast<unsigned>(r.kind);
       const auto o = static_cast<unsigned>(r.origin);
       const std::uint64_t dt = r.time - prev_t;
       prev_t = r.time;
-      tmin = std::min(tmin, dt);
-      tmax = std::max(tmax, dt);
       const std::uint64_t a = r.address;
-      const std::uint64_t lk = last[k];
-      const std::uint64_t d = a - lk;
-      const bool e0 = d == stride[k];
-      const bool e2 = d == lsize[k];
-      const bool miss = !(e0 || e2);
-      const unsigned sel = e0 ? 0u : (e2 ? 2u : 3u);
+      const std::uint64_t d = a - last[k];
+      const unsigned e0 = d == stride[k];
+      const unsigned e2 = d == lsize[k];
+      const unsigned sel = (1u - e0) * (3u - e2);  // stride 0, else sequential 2, else residual 3
+      const unsigned miss = sel >> 1 & sel;        // sel == 3
       df[misses] = d;  // kept only on a miss (misses <= i < n)
       misses += miss;
       diff_bits |= d & (0 - static_cast<std::uint64_t>(miss));
@@ -320,74 +361,112 @@ Status ChunkColumns::split(std::span<const Reference> refs, bool checked, std::u
       last[k] = a;
       lsize[k] = r.size;
       td[i] = dt;
-      sz[i] = r.size;
-      sc[i] = r.source;
       kos[i] = static_cast<std::uint8_t>(k | (o << 2) | (sel << 4));
-      amin = std::min(amin, a);
-      amax = std::max(amax, a);
+      if constexpr (kSizes) sz[i] = r.size;
+      if constexpr (kSources) sc[i] = r.source;
+      if constexpr (kRanges) {
+        tmin = std::min(tmin, dt);
+        tmax = std::max(tmax, dt);
+        amin = std::min(amin, a);
+        amax = std::max(amax, a);
+      }
+    }
+  };
+  if (!use_context) {
+    if (!summary) {
+      board_loop.template operator()<true, true, true>();
+    } else if (const_size && const_source) {
+      board_loop.template operator()<false, false, false>();
+    } else {
+      board_loop.template operator()<false, true, true>();
     }
   } else {
     // Instruction-fetch traces: the context predictor too.
     detail::AddressModel::Entry* table = model.table.data();
     std::uint64_t ctx = model.ctx, ord = model.ord;
     bool seen_ifetch = model.seen_ifetch;
-    for (std::size_t i = 0; i < n; ++i) {
-      const Reference& r = refs[i];
-      const auto k = static_cast<unsigned>(r.kind);
-      const auto o = static_cast<unsigned>(r.origin);
-      const std::uint64_t dt = r.time - prev_t;
-      prev_t = r.time;
-      tmin = std::min(tmin, dt);
-      tmax = std::max(tmax, dt);
-      td[i] = dt;
-      // The first exact predictor wins (stride, context, sequential); else a residual against the
-      // nearer of last[k] and the context's last address (bit 6 says which).
-      const std::uint64_t a = r.address;
-      detail::AddressModel::Entry& e = table[detail::AddressModel::slot_of(ctx, ord, k)];
-      const std::uint64_t lk = last[k];
-      const std::uint64_t dk = a - lk;
-      const std::uint64_t dc = a - e.last;
-      unsigned sel;
-      if (dk == stride[k]) {
-        sel = 0;
-      } else if (dc == e.stride) {
-        sel = 1;
-      } else if (dk == lsize[k]) {
-        sel = 2;
-      } else {
-        const bool use_c = zigzag(dc) < zigzag(dk);
-        sel = use_c ? 7 : 3;
-        const std::uint64_t d = use_c ? dc : dk;
-        df[misses++] = d;
-        diff_bits |= d;
+    auto context_loop = [&]<bool kRanges, bool kSizes, bool kSources>() {
+      for (std::size_t i = 0; i < n; ++i) {
+        const Reference& r = refs[i];
+        const auto k = static_cast<unsigned>(r.kind);
+        const auto o = static_cast<unsigned>(r.origin);
+        const std::uint64_t dt = r.time - prev_t;
+        prev_t = r.time;
+        td[i] = dt;
+        // The first exact predictor wins (stride, context, sequential); else a residual against the
+        // nearer of last[k] and the context's last address (bit 6 says which).
+        const std::uint64_t a = r.address;
+        detail::AddressModel::Entry& e = table[detail::AddressModel::slot_of(ctx, ord, k)];
+        const std::uint64_t lk = last[k];
+        const std::uint64_t dk = a - lk;
+        const std::uint64_t dc = a - e.last;
+        unsigned sel;
+        if (dk == stride[k]) {
+          sel = 0;
+        } else if (dc == e.stride) {
+          sel = 1;
+        } else if (dk == lsize[k]) {
+          sel = 2;
+        } else {
+          const bool use_c = zigzag(dc) < zigzag(dk);
+          sel = use_c ? 7 : 3;
+          const std::uint64_t d = use_c ? dc : dk;
+          df[misses++] = d;
+          diff_bits |= d;
+        }
+        stride[k] = dk;
+        last[k] = a;
+        lsize[k] = r.size;
+        e.stride = dc;
+        e.last = a;
+        detail::AddressModel::advance(k, a, ctx, ord, seen_ifetch);
+        kos[i] = static_cast<std::uint8_t>(k | (o << 2) | (sel << 4));
+        if constexpr (kSizes) sz[i] = r.size;
+        if constexpr (kSources) sc[i] = r.source;
+        if constexpr (kRanges) {
+          tmin = std::min(tmin, dt);
+          tmax = std::max(tmax, dt);
+          amin = std::min(amin, a);
+          amax = std::max(amax, a);
+        }
       }
-      stride[k] = dk;
-      last[k] = a;
-      lsize[k] = r.size;
-      e.stride = dc;
-      e.last = a;
-      detail::AddressModel::advance(k, a, ctx, ord, seen_ifetch);
-      sz[i] = r.size;
-      sc[i] = r.source;
-      kos[i] = static_cast<std::uint8_t>(k | (o << 2) | (sel << 4));
-      amin = std::min(amin, a);
-      amax = std::max(amax, a);
+    };
+    if (!summary) {
+      context_loop.template operator()<true, true, true>();
+    } else if (const_source) {
+      context_loop.template operator()<false, true, false>();  // lackey traces: sizes vary, sources do not
+    } else {
+      context_loop.template operator()<false, true, true>();
     }
     model.ctx = ctx;
     model.ord = ord;
     model.seen_ifetch = seen_ifetch;
   }
+  if (summary) {
+    tmin = summary->dt_min;
+    tmax = summary->dt_max;
+    amin = summary->a_min;
+    amax = summary->a_max;
+  }
+  if (summary) {
+    smin = summary->size_min;
+    smax = summary->size_max;
+    srcmin = summary->source_min;
+    srcmax = summary->source_max;
+  }
   {
     // Column ranges and counts in separate passes over the (cache-resident) columns: they vectorise,
     // and the loops above carry no per-kind counter through memory. (The time deltas' range is taken
     // in the loops: 64-bit minima do not vectorise without AVX-512.)
-    for (std::size_t i = 0; i < n; ++i) {
-      smin = std::min(smin, sz[i]);
-      smax = std::max(smax, sz[i]);
-    }
-    for (std::size_t i = 0; i < n; ++i) {
-      srcmin = std::min(srcmin, sc[i]);
-      srcmax = std::max(srcmax, sc[i]);
+    if (!summary) {
+      for (std::size_t i = 0; i < n; ++i) {
+        smin = std::min(smin, sz[i]);
+        smax = std::max(smax, sz[i]);
+      }
+      for (std::size_t i = 0; i < n; ++i) {
+        srcmin = std::min(srcmin, sc[i]);
+        srcmax = std::max(srcmax, sc[i]);
+      }
     }
     std::array<std::uint32_t, 256> ko_count = {};
     for (std::size_t i = 0; i < n; ++i) {

@@ -45,8 +45,9 @@ class ReferenceBuffer {
 
 // The pipeline: the caller fills a chunk buffer and checks its order; worker threads each take
 // whole chunks and split them (the reference buffer goes back to the caller right after), compress
-// and checksum them into a packed BLOB, in parallel. Packed chunks are committed one at a time in
-// chunk order by whichever worker finds the next one ready, so no worker waits for its turn.
+// and checksum them into a packed BLOB, in parallel. One committer thread writes the packed chunks
+// into the file one at a time in chunk order, so the workers never wait for the file (a commit that
+// runs a WAL checkpoint waits for fdatasync).
 struct StoreWriter::Impl {
   sql::Db db;
   WriterOptions opt;
@@ -59,13 +60,13 @@ struct StoreWriter::Impl {
   bool any_chunk = false;
   std::uint64_t chunks_queued = 0;
 
-  std::uint32_t pending_kinds = 0;  // bit (1 << Kind) of each kind in the pending chunk
+  ChunkSummary pending_summary;  // kinds and column ranges of the pending chunk's references
 
   struct Job {
     std::uint64_t seq = 0;
     ReferenceBuffer* refs = nullptr;
     std::size_t n = 0;
-    std::uint32_t kinds = 0;  // ChunkColumns::split's hint
+    ChunkSummary summary;  // ChunkColumns::split's
   };
   std::vector<std::unique_ptr<ReferenceBuffer>> buffers;
   std::mutex q_mu;
@@ -82,7 +83,9 @@ struct StoreWriter::Impl {
   std::vector<std::unique_ptr<Packed>> packed_pool;
   std::deque<Packed*> free_packed;
   std::map<std::uint64_t, Packed*> ready;  // packed, waiting for their turn
-  bool committing = false;                 // a worker is committing the ready run
+  std::condition_variable commit_cv;       // a chunk is ready, or stop_committer
+  bool stop_committer = false;
+  std::thread committer;
   std::uint64_t next_commit = 0;  // the chunk whose turn it is to be committed
   std::size_t in_flight = 0;      // queued and not yet committed (at most packed_pool.size())
   bool stop = false;
@@ -102,6 +105,7 @@ struct StoreWriter::Impl {
   Status encode_and_commit(const Job& job, ChunkColumns& cols, std::vector<std::uint8_t>& blob);
   Status commit(std::uint64_t id, const ChunkStats& s, std::span<const std::uint8_t> blob);
   void run_worker();
+  void run_committer();
   void stop_workers();
   Status flush_pending();
   Status wait_idle();
@@ -133,7 +137,7 @@ Status StoreWriter::Impl::commit(std::uint64_t id, const ChunkStats& s, std::spa
 
 // Without background threads: split, pack and commit on the caller's thread.
 Status StoreWriter::Impl::encode_and_commit(const Job& job, ChunkColumns& cols, std::vector<std::uint8_t>& blob) {
-  Status st = cols.split({job.refs->data(), job.n}, true, job.kinds);  // write() checked them
+  Status st = cols.split({job.refs->data(), job.n}, true, &job.summary);  // write() checked them
   if (!st) return make_error(db.path() + ": chunk " + std::to_string(job.seq) + ": " + st.error().message);
   const std::size_t len = pack_chunk(cols, opt.lz4_acceleration, blob);
   return commit(job.seq, cols.stats(), {blob.data(), len});
@@ -153,7 +157,7 @@ void StoreWriter::Impl::run_worker() {
       pk = free_packed.front();  // in_flight <= pool size, so every queued job has one
       free_packed.pop_front();
     }
-    pk->status = cols.split({job.refs->data(), job.n}, true, job.kinds);  // write() checked them
+    pk->status = cols.split({job.refs->data(), job.n}, true, &job.summary);  // write() checked them
     {
       std::lock_guard<std::mutex> lock(q_mu);
       free_bufs.push_back(job.refs);  // the references are in the columns now
@@ -163,32 +167,42 @@ void StoreWriter::Impl::run_worker() {
       pk->len = pack_chunk(cols, opt.lz4_acceleration, pk->blob);
       pk->stats = cols.stats();
     }
-    std::unique_lock<std::mutex> lock(q_mu);
-    ready.emplace(job.seq, pk);
-    if (committing) continue;  // the committing worker will reach this chunk
-    committing = true;
-    for (auto it = ready.find(next_commit); it != ready.end(); it = ready.find(next_commit)) {
-      Packed* p = it->second;
-      const std::uint64_t seq = it->first;
-      ready.erase(it);
-      const bool skip = worker_failed;  // nothing after a failed chunk is committed
-      lock.unlock();
-      Status cs = Status::success();
-      if (!skip) {
-        cs = p->status ? commit(seq, p->stats, {p->blob.data(), p->len})
-                       : make_error(db.path() + ": chunk " + std::to_string(seq) + ": " + p->status.error().message);
-      }
-      lock.lock();
-      if (!cs && !worker_failed) {
-        worker_failed = true;
-        worker_error = cs.error();
-      }
-      free_packed.push_back(p);
-      ++next_commit;
-      --in_flight;
-      q_cv.notify_all();
+    {
+      std::lock_guard<std::mutex> lock(q_mu);
+      ready.emplace(job.seq, pk);
     }
-    committing = false;
+    commit_cv.notify_one();
+  }
+}
+
+// The committer: packed chunks into the file one at a time in chunk order. Commits (and the WAL
+// checkpoints inside some of them, which wait for fdatasync) run here, so the workers keep both
+// cores busy meanwhile.
+void StoreWriter::Impl::run_committer() {
+  std::unique_lock<std::mutex> lock(q_mu);
+  for (;;) {
+    commit_cv.wait(lock, [&] { return stop_committer || ready.count(next_commit) > 0; });
+    auto it = ready.find(next_commit);
+    if (it == ready.end()) return;  // stopped, and nothing left to commit
+    Packed* p = it->second;
+    const std::uint64_t seq = it->first;
+    ready.erase(it);
+    const bool skip = worker_failed;  // nothing after a failed chunk is committed
+    lock.unlock();
+    Status cs = Status::success();
+    if (!skip) {
+      cs = p->status ? commit(seq, p->stats, {p->blob.data(), p->len})
+                     : make_error(db.path() + ": chunk " + std::to_string(seq) + ": " + p->status.error().message);
+    }
+    lock.lock();
+    if (!cs && !worker_failed) {
+      worker_failed = true;
+      worker_error = cs.error();
+    }
+    free_packed.push_back(p);
+    ++next_commit;
+    --in_flight;
+    q_cv.notify_all();
   }
 }
 
@@ -200,15 +214,21 @@ void StoreWriter::Impl::stop_workers() {
   q_cv.notify_all();
   for (auto& t : workers) t.join();
   workers.clear();
+  {
+    std::lock_guard<std::mutex> lock(q_mu);
+    stop_committer = true;
+  }
+  commit_cv.notify_all();
+  if (committer.joinable()) committer.join();
 }
 
 Status StoreWriter::Impl::flush_pending() {
   if (npending == 0) return Status::success();
-  const Job job{chunks_queued, pending, npending, pending_kinds};
+  const Job job{chunks_queued, pending, npending, pending_summary};
   prev_last_time = (*pending)[npending - 1].time;
   any_chunk = true;
   npending = 0;
-  pending_kinds = 0;
+  pending_summary = ChunkSummary{};
   ++chunks_queued;
   if (!opt.background) return encode_and_commit(job, inline_cols, inline_blob);
   std::unique_lock<std::mutex> lock(q_mu);
@@ -334,6 +354,7 @@ Result<std::unique_ptr<StoreWriter>> StoreWriter::create(const std::string& path
     impl->free_packed.push_back(impl->packed_pool.back().get());
   }
   for (unsigned i = 0; i < workers; ++i) impl->workers.emplace_back([p = impl.get()] { p->run_worker(); });
+  if (options.background) impl->committer = std::thread([p = impl.get()] { p->run_committer(); });
   return std::unique_ptr<StoreWriter>(new StoreWriter(std::move(impl)));
 }
 
@@ -357,11 +378,11 @@ Status StoreWriter::write(std::span<const Reference> refs) {
   if (refs.empty()) return Status::success();
   const std::uint64_t prev_time =
       m.npending > 0 ? (*m.pending)[m.npending - 1].time : (m.any_chunk ? m.prev_last_time : refs[0].time);
-  // The common case, a batch that fits the pending chunk: check, copy and note its kinds in one pass
+  // The common case, a batch that fits the pending chunk: check, copy and summarise it in one pass
   // (npending moves only if all of it is good, so a failed write takes nothing). Workers do not check
   // again.
   if (refs.size() <= cap - m.npending) {
-    Status st = check_and_copy_references(refs, prev_time, m.npending, m.pending->data() + m.npending, m.pending_kinds);
+    Status st = check_and_copy_references(refs, prev_time, m.npending, m.pending->data() + m.npending, m.pending_summary);
     if (!st) return make_error(m.db.path() + ": chunk " + std::to_string(m.chunks_queued) + ": " + st.error().message);
     m.npending += refs.size();
     if (m.npending == cap) HMTT_TRY(m.flush_pending());
@@ -386,8 +407,8 @@ Status StoreWriter::write(std::span<const Reference> refs) {
   while (!refs.empty()) {
     const std::size_t take = std::min(refs.size(), cap - m.npending);
     const std::uint64_t prev = m.npending > 0 ? (*m.pending)[m.npending - 1].time : refs[0].time;
-    // Checked above: this pass only copies and notes the kinds.
-    (void)check_and_copy_references(refs.first(take), prev, m.npending, m.pending->data() + m.npending, m.pending_kinds);
+    // Checked above: this pass copies and adds them to the chunk's summary.
+    (void)check_and_copy_references(refs.first(take), prev, m.npending, m.pending->data() + m.npending, m.pending_summary);
     m.npending += take;
     refs = refs.subspan(take);
     if (m.npending == cap) HMTT_TRY(m.flush_pending());

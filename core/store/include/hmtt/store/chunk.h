@@ -116,10 +116,23 @@ struct AddressModel {
 // range. The error names the first bad reference by its index in `refs` plus `first_index` (the
 // position of refs[0] in its chunk, when `refs` is a piece of one).
 Status check_references(std::span<const Reference> refs, std::uint64_t prev_time, std::size_t first_index = 0);
-// The same check in the same pass that copies refs to `out` (room for refs.size()) and ORs
-// `1 << kind` of each into `kind_mask`. On an error, what was copied is to be ignored.
+// What the store writer learns of a chunk's references while it checks and copies them, so that
+// ChunkColumns::split need not find it again: the kinds present and each column's range.
+struct ChunkSummary {
+  std::uint32_t kind_mask = 0;  // bit (1 << Kind) of each kind present
+  std::uint64_t a_min = UINT64_MAX, a_max = 0;
+  std::uint64_t dt_min = UINT64_MAX, dt_max = 0;  // time deltas of rows 1 .. n-1 (row 0 has none)
+  std::uint32_t size_min = UINT32_MAX, size_max = 0;
+  std::uint16_t source_min = UINT16_MAX, source_max = 0;
+
+  void merge(const ChunkSummary& o);
+};
+
+// The same check in the same pass that copies refs to `out` (room for refs.size()) and adds them
+// to `summary` (refs[0] is row first_index of its chunk, prev_time the time of the row before it).
+// On an error `summary` is unchanged and what was copied is to be ignored.
 Status check_and_copy_references(std::span<const Reference> refs, std::uint64_t prev_time, std::size_t first_index,
-                                 Reference* out, std::uint32_t& kind_mask);
+                                 Reference* out, ChunkSummary& summary);
 
 // Stage 1: references -> reduced columns (uncompressed planes).
 class ChunkColumns {
@@ -127,9 +140,10 @@ class ChunkColumns {
   // Fails if refs is empty, longer than kChunkMaxRefs or not in time order. `checked`: the caller
   // has run check_references over exactly these references (the store writer does, as they are
   // written, so its error comes at write time), and split skips that pass.
-  // `kind_mask`: bit (1 << Kind) of each kind in refs when the caller knows it (the writer collects
-  // it while copying), 0 when not; split then looks for instruction fetches itself.
-  Status split(std::span<const Reference> refs, bool checked = false, std::uint32_t kind_mask = 0);
+  // `summary`: the kinds and ranges of exactly these references when the caller knows them (the
+  // writer collects them while copying), else nullptr and split finds them itself. The BLOB is the
+  // same either way.
+  Status split(std::span<const Reference> refs, bool checked = false, const ChunkSummary* summary = nullptr);
 
   const ChunkStats& stats() const { return stats_; }
   std::uint64_t t_first() const { return t_first_; }
