@@ -53,6 +53,30 @@ TEST_CASE("JSON profiles: header, method sniffing, and errors for wrong input") 
   REQUIRE_FALSE(wrong.ok());
   CHECK(wrong.error().message.find("'irm'") != std::string::npos);
   CHECK_FALSE(parse_json_profile("{\"format\": \"hmtt-profile\"", "irm").ok());
+  // Only version 1 is read; any other is refused with the field and the value named (every
+  // JSON method: irm, chameleon, psnap, hhnhmm share this reader).
+  auto error_with_version = [&](const Json& version) {
+    Json j = Json::parse(doc);
+    if (version.is_discarded()) j.erase("version");
+    else j["version"] = version;
+    auto r = parse_json_profile(j.dump(), "irm");
+    return r.ok() ? std::string() : r.error().message;
+  };
+  CHECK(error_with_version(1) == "");
+  CHECK(error_with_version(7) == "profile: version: 7 is not a version this hmtt reads (1)");
+  CHECK(error_with_version(0) == "profile: version: 0 is not a version this hmtt reads (1)");
+  CHECK(error_with_version(-1) == "profile: version: -1 is not a version this hmtt reads (1)");
+  CHECK(error_with_version(1.0) == "profile: version: 1.0 is not a version this hmtt reads (1)");
+  CHECK(error_with_version("1") == "profile: version: \"1\" is not a version this hmtt reads (1)");
+  CHECK(error_with_version(Json(std::string(100, 'x'))).starts_with("profile: version: \"xxxx"));
+  CHECK(error_with_version(Json(std::string(100, 'x'))).size() < 100);
+  CHECK(error_with_version(Json(Json::value_t::discarded)) == "profile: version: missing");
+  auto irm = make_irm_profiler();
+  Json seven = Json::parse(doc);
+  seven["version"] = 7;
+  auto synth = irm->synthesize(seven.dump(), {});
+  REQUIRE_FALSE(synth.ok());
+  CHECK(synth.error().message == "profile: version: 7 is not a version this hmtt reads (1)");
 }
 
 TEST_CASE("IRM baseline: the synthetic stream keeps block popularity, length and write share") {
@@ -112,20 +136,22 @@ TEST_CASE("IRM baseline: the synthetic stream keeps block popularity, length and
 TEST_CASE("IRM baseline: a malformed profile is an error, never a crash") {
   auto profiler = make_irm_profiler();
   const char* bad[] = {
-      "{\"format\":\"hmtt-profile\",\"method\":\"irm\"}",
-      "{\"format\":\"hmtt-profile\",\"method\":\"irm\",\"block_bytes\":0,\"write_fraction\":0,\"references\":1,\"blocks\":[]}",
-      "{\"format\":\"hmtt-profile\",\"method\":\"irm\",\"block_bytes\":64,\"write_fraction\":0,\"references\":1,\"blocks\":[[1]]}",
-      "{\"format\":\"hmtt-profile\",\"method\":\"irm\",\"block_bytes\":64,\"write_fraction\":0,\"references\":1,\"blocks\":[[1,\"x\"]]}",
-      "{\"format\":\"hmtt-profile\",\"method\":\"irm\",\"block_bytes\":64,\"write_fraction\":0,\"references\":1,"
+      "{\"format\":\"hmtt-profile\",\"version\":1,\"method\":\"irm\"}",
+      "{\"format\":\"hmtt-profile\",\"version\":1,\"method\":\"irm\",\"block_bytes\":0,\"write_fraction\":0,\"references\":1,\"blocks\":[]}",
+      "{\"format\":\"hmtt-profile\",\"version\":1,\"method\":\"irm\",\"block_bytes\":64,\"write_fraction\":0,\"references\":1,\"blocks\":[[1]]}",
+      "{\"format\":\"hmtt-profile\",\"version\":1,\"method\":\"irm\",\"block_bytes\":64,\"write_fraction\":0,\"references\":1,\"blocks\":[[1,\"x\"]]}",
+      "{\"format\":\"hmtt-profile\",\"version\":1,\"method\":\"irm\",\"block_bytes\":64,\"write_fraction\":0,\"references\":1,"
       "\"blocks\":[[1,18446744073709551615],[2,18446744073709551615]]}",
   };
   for (const char* doc : bad) {
     CAPTURE(doc);
-    CHECK_FALSE(profiler->synthesize(doc, {}).ok());
+    auto r = profiler->synthesize(doc, {});
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().message.find("version") == std::string::npos);  // refused for its own fault
   }
   // An empty block list synthesises an empty stream.
   auto empty = profiler->synthesize(
-      "{\"format\":\"hmtt-profile\",\"method\":\"irm\",\"block_bytes\":64,\"write_fraction\":0,\"references\":5,\"blocks\":[]}",
+      "{\"format\":\"hmtt-profile\",\"version\":1,\"method\":\"irm\",\"block_bytes\":64,\"write_fraction\":0,\"references\":5,\"blocks\":[]}",
       {});
   REQUIRE(empty.ok());
   CHECK(collect(**empty)->empty());

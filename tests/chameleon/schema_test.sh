@@ -39,8 +39,7 @@ has icode /regions/0/intervals /regions/3/signature/kinds /regions/0/weight
 
 # ---- mutated signatures: the schema must reject each ---------------------------------------------
 # mutant NAME BASE OP POINTER VALUE LOADER (tests/schema_lib.sh); LOADER '-': hmtt synth does not
-# check it (unknown fields and the derived cdf / alpha are ignored when read; the version is not
-# checked; a region id above 2^32 - 1 is cut to 32 bits).
+# check it (unknown fields and the derived cdf / alpha are ignored when read).
 zeros162="[$(printf '0,%.0s' $(seq 161))0]"
 # wrong types
 mutant str-count       default set /sampled_references '"x"'        'sampled_references: not an unsigned integer'
@@ -82,8 +81,9 @@ mutant layout-1000     layout  set /layout_bytes 1000               'layout_byte
 mutant exact-far       layout  set /signature/layout/exact/0/0 549755813888 'signature\.layout\.exact\[0\]: distance 549755813888 is not below'
 mutant weight-negative icode   set /regions/0/weight -0.5           'regions\[0\]\.weight: must be a finite number >= 0'
 mutant format          default set /format '"hmtt-trace"'           'not a profile of any method'
-mutant version-2       default set /version 2                       -
-mutant region-id-2-32  icode   set /regions/0/id 4294967296         -
+mutant version-2       default set /version 2                       'profile: version: 2 is not a version this hmtt reads \(1\)'
+mutant no-version      default delete /version ''                   'profile: version: missing'
+mutant region-id-2-32  icode   set /regions/0/id 4294967296         'regions\[0\]\.id: 4294967296 is above 4294967295'
 
 if [ "$fails" -ne 0 ]; then
   echo "$fails check(s) failed"

@@ -282,6 +282,14 @@ TEST_CASE("chameleon synth: malformed profiles are errors naming the field, neve
          auto& rows = j["signature"]["line_reuse"];
          rows.erase(rows.begin() + 18, rows.end());
        }},
+      // A profile of another version is refused, not read as version 1.
+      {"profile: version: 7 is not a version this hmtt reads (1)", [](Json& j) { j["version"] = 7; }},
+      {"profile: version: 1.0 is not a version this hmtt reads (1)", [](Json& j) { j["version"] = 1.0; }},
+      {"profile: version: missing", [](Json& j) { j.erase("version"); }},
+      // Region ids are 32-bit: 2^32 would be cut to region 0.
+      {"profile: regions[0].id: 4294967296 is above 4294967295 (region ids are 32-bit)", [](Json& j) {
+         j["regions"] = Json::array({{{"id", 4294967296ull}, {"name", "r"}, {"weight", 1}, {"signature", j["signature"]}}});
+       }},
       // A region profile whose regions all have zero weight cannot be synthesised.
       {"weight", [](Json& j) {
          j["regions"] = Json::array({{{"id", 1}, {"name", "r"}, {"weight", 0}, {"signature", j["signature"]}}});

@@ -155,6 +155,8 @@ TEST_CASE("bad profiles are errors naming the field, never a crash") {
       {"periodic.hmm: null", [](Json& j) { j["periodic"]["hmm"] = nullptr; }},
       {"kind", [](Json& j) { j["kind"] = "teleport"; }},
       {"write_fraction", [](Json& j) { j["write_fraction"] = 2.0; }},
+      {"profile: version: 7 is not a version this hmtt reads (1)", [](Json& j) { j["version"] = 7; }},
+      {"profile: version: missing", [](Json& j) { j.erase("version"); }},
   };
   for (const auto& c : cases) {
     Json j = Json::parse(data);
@@ -167,7 +169,7 @@ TEST_CASE("bad profiles are errors naming the field, never a crash") {
   }
   CHECK_FALSE(p->synthesize("{not json", {}).ok());
   CHECK_FALSE(p->synthesize(R"({"format":"hmtt-profile","method":"irm"})", {}).ok());
-  CHECK_FALSE(p->synthesize(R"({"format":"hmtt-profile","method":"hhnhmm"})", {}).ok());
+  CHECK_FALSE(p->synthesize(R"({"format":"hmtt-profile","version":1,"method":"hhnhmm"})", {}).ok());
 }
 
 TEST_CASE("mutated profiles: every value replaced by extremes or wrong types never crashes synth") {

@@ -121,12 +121,29 @@ TEST_CASE("psnap profile: malformed profiles give an error naming the field") {
       {".order[0][1]", [](Json& j) { j["order"][0][1] = 0; }},
       {".order[0]", [](Json& j) { j["order"][0] = 1; }},
       {".order", [](Json& j) { j["order"] = Json::array(); }},
+      {"profile: version", [](Json& j) { j["version"] = 7; }},
+      {"profile: version", [](Json& j) { j["version"] = "1"; }},
+      {"profile: version", [](Json& j) { j.erase("version"); }},
+      {".loops[0].regions[0].strides.random", [](Json& j) { j["loops"][0]["regions"][0]["strides"]["random"] = Json::array({1, 8}); }},
+      {".loops[0].regions[0].strides.random", [](Json& j) { j["loops"][0]["regions"][0]["strides"]["random"] = Json::array({1, "any"}); }},
   };
   for (const auto& c : cases) {
     const std::string err = synth_error(mutated(good, c.edit));
     INFO("field " << c.field << ": " << err);
     CHECK(err.find(std::string(c.field) + ":") != std::string::npos);
   }
+  // The whole text of the version and random-bin errors.
+  CHECK(synth_error(mutated(good, [](Json& j) { j["version"] = 7; })) ==
+        "profile: version: 7 is not a version this hmtt reads (1)");
+  CHECK(synth_error(mutated(good, [](Json& j) { j["loops"][0]["regions"][0]["strides"]["random"] = Json::array({1, 8}); })) ==
+        "profile: .loops[0].regions[0].strides.random: expected [count] (the random bin has no stride)");
+  // [count] alone is a good random bin (a count that covers the region's returns, jump_reuse).
+  CHECK(synth_error(mutated(good, [](Json& j) {
+          auto& r = j["loops"][0]["regions"][0];
+          std::uint64_t returns = 0;
+          for (const auto& c : r.value("jump_reuse", Json::array())) returns += c.get<std::uint64_t>();
+          r["strides"]["random"] = Json::array({returns + 1});
+        })).empty());
   // Every truncation of a profile is an error, never a crash.
   for (std::size_t cut = 0; cut < good.size(); cut += 97) CHECK_FALSE(synth_error(good.substr(0, cut)).empty());
 }

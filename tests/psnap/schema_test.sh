@@ -84,7 +84,10 @@ mutant loop-refs-0     default set /loops/0/references 0        '\.loops\[0\]\.r
 mutant size-5000       default set $R/sizes/0/0 5000            'access size above 4096 bytes'
 mutant run-0           default set /loops/0/pattern/0 '[0, 0]'  '\.loops\[0\]\.pattern\[0\]\[1\]: a run is at least 1'
 mutant stride-300      default set $R/strides '{"+256": [1, 300]}'   'stride 300 is not in bin \+256'
+mutant random-stride   default set $R/strides '{"random": [1, 8]}'   '\.loops\[0\]\.regions\[0\]\.strides\.random: expected \[count\]'
 mutant format          default set /format '"hmtt-trace"'       'not a profile of any method'
+mutant version-2       default set /version 2                   'profile: version: 2 is not a version this hmtt reads \(1\)'
+mutant no-version      default delete /version ''               'profile: version: missing'
 
 if [ "$fails" -ne 0 ]; then
   echo "$fails check(s) failed"

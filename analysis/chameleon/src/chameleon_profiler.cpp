@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <fstream>
 #include <sstream>
 
@@ -117,6 +118,10 @@ Result<ChameleonProfile> parse_profile(std::string_view data) {
       ChameleonProfile::Region region;
       auto id = unsigned_field(r, "id", rw + ".");
       if (!id) return id.error();
+      // Region ids are 32-bit everywhere (CodeRegion::id, region maps, the "other" region's
+      // 4294967295): a wider one would be cut short and alias another region.
+      if (*id > UINT32_MAX)
+        return make_error(rw + ".id: " + std::to_string(*id) + " is above 4294967295 (region ids are 32-bit)");
       region.region.id = static_cast<std::uint32_t>(*id);
       const auto name = r.find("name");
       if (name == r.end() || !name->is_string()) return make_error(rw + ".name: missing or not a string");

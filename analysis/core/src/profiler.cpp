@@ -90,13 +90,23 @@ Result<Json> parse_json_profile(std::string_view data, std::string_view method) 
   if (m == j.end() || !m->is_string()) return make_error("profile: no top-level \"method\"");
   if (m->get<std::string>() != method)
     return make_error("profile: method is '" + m->get<std::string>() + "', not '" + std::string(method) + "'");
+  // A profile of another version would be read as if it were this one: refuse it. Only the
+  // integer 1 is version 1 (not 1.0, not "1").
+  const auto v = j.find("version");
+  if (v == j.end()) return make_error("profile: version: missing");
+  if (!v->is_number_unsigned() || v->get<std::uint64_t>() != kJsonProfileVersion) {
+    std::string shown = v->dump();
+    if (shown.size() > 40) shown = shown.substr(0, 37) + "...";
+    return make_error("profile: version: " + shown + " is not a version this hmtt reads (" +
+                      std::to_string(kJsonProfileVersion) + ")");
+  }
   return j;
 }
 
 Json json_profile_header(std::string_view method, const ProfileParams& params) {
   Json j;
   j["format"] = "hmtt-profile";
-  j["version"] = 1;
+  j["version"] = kJsonProfileVersion;
   j["method"] = std::string(method);
   Json p = Json::object();
   for (const auto& [k, v] : params.values()) p[k] = v;

@@ -191,6 +191,8 @@ Result<RegionProfile> region_from_json(const Json& rj, const std::string& path) 
     if (b < 0) return field_error(sp, "unknown stride bin (0, +1 .. +256, -1 .. -256, random)");
     const auto bi = static_cast<std::size_t>(b);
     if (!v.is_array() || v.empty() || v.size() > 2) return field_error(sp, "expected [count] or [count, stride]");
+    // The random bin has no exact stride: [count] only (a second element would be ignored).
+    if (b == kRandomBin && v.size() != 1) return field_error(sp, "expected [count] (the random bin has no stride)");
     auto c = u64_value(v[0], sp + "[0]");
     if (!c) return c.error();
     r.strides[bi] = *c;

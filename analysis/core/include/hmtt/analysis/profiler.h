@@ -89,7 +89,12 @@ class Profiler {
 // The top-level "method" of a JSON profile, or "" when `data` is not one.
 std::string json_profile_method(std::string_view data);
 
-// Parses a JSON profile of `method`, checking "format" and "method"; errors name the problem.
+// The version every JSON profile is written with, and the only one read.
+inline constexpr std::uint64_t kJsonProfileVersion = 1;
+
+// Parses a JSON profile of `method`, checking "format", "method" and "version" (exactly the
+// integer kJsonProfileVersion); errors name the field, e.g.
+// "profile: version: 7 is not a version this hmtt reads (1)".
 Result<Json> parse_json_profile(std::string_view data, std::string_view method);
 
 // The header every JSON profile starts with: format, version, method, params.
