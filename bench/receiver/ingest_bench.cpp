@@ -7,10 +7,12 @@
 #include <lz4.h>
 #include <sys/resource.h>
 
+#include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -40,28 +42,71 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: receiver_ingest_bench FILE.pcap [--store OUT.hmtt] [--repeat N]\n");
-    return 2;
+  const char* usage =
+      "usage: receiver_ingest_bench FILE.pcap [--store OUT.hmtt] [--repeat N] [--threads 0|1] [--ingest-only]\n"
+      "pcap-file ingest (read, check, decode, merge, and with --store write the trace store) in references/s,\n"
+      "beside plain LZ4 compression of the same file bytes measured in the same run (docs/benchmarks.md,\n"
+      "\"Receiver\"). Each is run --repeat times (default 3) and the fastest run is printed, as JSON.\n"
+      "--threads 0: no reader thread. --ingest-only: skip the LZ4 baseline (to profile the ingest alone).\n";
+  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
+    std::fputs(usage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
   }
   const std::string path = argv[1];
   std::string store_path;
   int repeat = 3;
-  bool threads = true;
-  for (int i = 2; i + 1 < argc; i += 2) {
+  bool threads = true, ingest_only = false;
+  for (int i = 2; i < argc; ++i) {
     const std::string k = argv[i];
-    if (k == "--store") store_path = argv[i + 1];
-    else if (k == "--repeat") repeat = std::stoi(argv[i + 1]);
-    else if (k == "--threads") threads = std::stoi(argv[i + 1]) != 0;
+    if (k == "--ingest-only") {
+      ingest_only = true;
+      continue;
+    }
+    if (k == "--help" || k == "-h") {
+      std::fputs(usage, stdout);
+      return 0;
+    }
+    if (i + 1 >= argc) {
+      std::fprintf(stderr, "receiver_ingest_bench: %s needs a value\n%s", k.c_str(), usage);
+      return 2;
+    }
+    const std::string v = argv[++i];
+    auto number = [&]() -> int {
+      int x = 0;
+      const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+      if (ec != std::errc() || end != v.data() + v.size() || v.empty() || x < 0) {
+        std::fprintf(stderr, "receiver_ingest_bench: %s: '%s' is not a whole number\n", k.c_str(), v.c_str());
+        std::exit(2);
+      }
+      return x;
+    };
+    if (k == "--store") store_path = v;
+    else if (k == "--repeat") repeat = std::max(1, number());
+    else if (k == "--threads") threads = number() != 0;
+    else {
+      std::fprintf(stderr, "receiver_ingest_bench: unknown option %s\n%s", k.c_str(), usage);
+      return 2;
+    }
   }
-  std::ifstream in(path, std::ios::binary);
-  const std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<char> bytes;
+  {
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    if (!in) {
+      std::fprintf(stderr, "receiver_ingest_bench: %s: cannot open\n", path.c_str());
+      return 1;
+    }
+    if (!ingest_only) {
+      bytes.resize(static_cast<std::size_t>(in.tellg()));
+      in.seekg(0);
+      in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    }
+  }
 
   // Baseline: LZ4 (default level) over the same bytes, 64 KiB blocks.
   double best_lz4 = 1e30, best_lz4_cpu = 1e30;
   std::size_t lz4_out = 0;
   std::vector<char> out(static_cast<std::size_t>(LZ4_compressBound(65536)));
-  for (int r = 0; r < repeat; ++r) {
+  for (int r = 0; r < (ingest_only ? 0 : repeat); ++r) {
     const auto t = std::chrono::steady_clock::now();
     const double c0 = cpu_seconds();
     std::size_t total = 0;
@@ -122,16 +167,21 @@ int main(int argc, char** argv) {
     }
   }
   const double refs = static_cast<double>(last.totals.references_out);
-  const double mb = static_cast<double>(bytes.size()) / 1e6;
+  const double mb = static_cast<double>(std::filesystem::file_size(path)) / 1e6;
   std::printf("{\"file\": \"%s\", \"file_mb\": %.1f, \"references\": %.0f, \"sink\": \"%s\",\n", path.c_str(), mb, refs,
               store_path.empty() ? "counting" : "store");
   std::printf(" \"reader_thread\": %s, \"ingest_s\": %.3f, \"ingest_cpu_s\": %.3f, \"ingest_refs_per_s\": %.0f, "
               "\"ingest_refs_per_cpu_s\": %.0f, \"ingest_mb_per_s\": %.1f,\n",
               threads ? "true" : "false", best, best_cpu, refs / best, refs / best_cpu, mb / best);
-  std::printf(" \"lz4_s\": %.3f, \"lz4_cpu_s\": %.3f, \"lz4_mb_per_s\": %.1f, \"lz4_ratio\": %.3f, "
-              "\"ingest_time_over_lz4_time\": %.2f, \"ingest_cpu_over_lz4_cpu\": %.2f,\n",
-              best_lz4, best_lz4_cpu, mb / best_lz4, static_cast<double>(lz4_out) / static_cast<double>(bytes.size()),
-              best / best_lz4, best_cpu / best_lz4_cpu);
+  if (ingest_only) {
+    std::printf(" \"lz4_s\": null, \"lz4_cpu_s\": null, \"lz4_mb_per_s\": null, \"lz4_ratio\": null, "
+                "\"ingest_time_over_lz4_time\": null, \"ingest_cpu_over_lz4_cpu\": null,\n");
+  } else {
+    std::printf(" \"lz4_s\": %.3f, \"lz4_cpu_s\": %.3f, \"lz4_mb_per_s\": %.1f, \"lz4_ratio\": %.3f, "
+                "\"ingest_time_over_lz4_time\": %.2f, \"ingest_cpu_over_lz4_cpu\": %.2f,\n",
+                best_lz4, best_lz4_cpu, mb / best_lz4, static_cast<double>(lz4_out) / static_cast<double>(bytes.size()),
+                best / best_lz4, best_cpu / best_lz4_cpu);
+  }
   std::printf(" \"gap_frames\": %llu, \"bad_frames\": %llu}\n", static_cast<unsigned long long>(last.totals.gap_frames),
               static_cast<unsigned long long>(last.totals.bad_frames));
   return 0;
