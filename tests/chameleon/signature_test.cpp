@@ -229,6 +229,25 @@ TEST_CASE("chameleon: bad region maps are errors naming the line") {
   CHECK((*metric)[0].t1 == 16);
 }
 
+TEST_CASE("chameleon: region id 4294967295 is reserved for \"other\" in a region map") {
+  // The profile gives references outside every region the id 4294967295; a map region
+  // with it would be indistinguishable from "other".
+  const std::string reserved = "m.map:3: region id 4294967295 is reserved for references outside every region";
+  auto dec = parse_regions("region 1 a 0 10\nregion 2 b 10 20\nregion 4294967295 c 20 30\n", "m.map");
+  REQUIRE_FALSE(dec.ok());
+  CHECK(dec.error().message == reserved);
+  auto hex = parse_regions("# hex\n\nregion 0xffffffff c 20 30\n", "m.map");
+  REQUIRE_FALSE(hex.ok());
+  CHECK(hex.error().message == reserved);
+  // The largest usable id is one below; above 32 bits stays a bad ID.
+  auto top = parse_regions("region 4294967294 c 20 30\n", "m.map");
+  REQUIRE(top.ok());
+  CHECK((*top)[0].id == 4294967294u);
+  auto wide = parse_regions("region 4294967296 c 20 30\n", "m.map");
+  REQUIRE_FALSE(wide.ok());
+  CHECK(wide.error().message == "m.map:1: bad region ID '4294967296'");
+}
+
 TEST_CASE("chameleon: a region entered many times is one region with one signature") {
   auto regions = parse_regions("region 1 a 0 10\nregion 2 b 10 20\nregion 1 a 20 30\n", "map");
   REQUIRE(regions.ok());
@@ -256,4 +275,13 @@ TEST_CASE("chameleon: regions from I-Code events: program event k starts region 
   CHECK(r[2].t1 == UINT64_MAX);
   CHECK(r[0].name == "event1");
   CHECK(regions_from_icode_events({}).empty());
+}
+
+TEST_CASE("chameleon: I-Code events never give a region the reserved id 4294967295") {
+  // Program events are k < 4096; an index of 64 + 4294967295 is not one and is ignored.
+  auto r = regions_from_icode_events({{10, 64 + 4095}, {20, 64 + 4294967295ull}, {30, 64 + 7}});
+  REQUIRE(r.size() == 2);
+  CHECK(r[0].id == 4095);
+  CHECK(r[0].t1 == 30);
+  CHECK(r[1].id == 7);
 }

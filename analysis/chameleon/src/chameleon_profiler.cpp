@@ -273,7 +273,7 @@ class ChameleonProfiler final : public Profiler {
       for (std::size_t r = 0; r < sigs.size(); ++r) {
         Json e;
         const bool other = r == ids.size();
-        e["id"] = other ? std::uint64_t{0xffffffff} : std::uint64_t{ids[r].id};
+        e["id"] = other ? std::uint64_t{chameleon::kOtherRegionId} : std::uint64_t{ids[r].id};
         e["name"] = other ? std::string("other") : ids[r].name;
         std::uint64_t intervals = 0;
         for (const auto& iv : opt.regions) intervals += !other && iv.id == ids[r].id;

@@ -47,6 +47,11 @@ Result<std::vector<CodeRegion>> parse_regions(const std::string& text, const std
     const auto t0 = parse_number(tok[3]);
     const auto t1 = parse_number(tok[4]);
     if (!id || *id > UINT32_MAX) return make_error(where + "bad region ID '" + tok[1] + "'");
+    // The profile gives references outside every region the id kOtherRegionId: a map
+    // region with that id would be indistinguishable from "other" in the profile.
+    if (*id == kOtherRegionId)
+      return make_error(where + "region id " + std::to_string(kOtherRegionId) +
+                        " is reserved for references outside every region");
     if (!t0) return make_error(where + "bad T0 '" + tok[3] + "'");
     if (!t1) return make_error(where + "bad T1 '" + tok[4] + "'");
     if (*t1 <= *t0) return make_error(where + "T1 must be greater than T0");
@@ -61,6 +66,8 @@ Result<std::vector<CodeRegion>> parse_regions(const std::string& text, const std
 
 std::vector<CodeRegion> regions_from_icode_events(std::vector<std::pair<std::uint64_t, std::uint64_t>> events) {
   constexpr std::uint64_t kFirstUserIndex = 64, kProgramEvents = 4096;
+  // Event ids are < kProgramEvents (others are dropped below), so none is kOtherRegionId.
+  static_assert(kProgramEvents - 1 < kOtherRegionId);
   std::erase_if(events, [&](const auto& e) {
     return e.second < kFirstUserIndex || e.second >= kFirstUserIndex + kProgramEvents;
   });

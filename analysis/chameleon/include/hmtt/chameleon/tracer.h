@@ -35,6 +35,10 @@
 
 namespace hmtt::chameleon {
 
+// The id of the region "other" (references outside every region) in a profile;
+// no region of a map or of I-Code events may have it.
+inline constexpr std::uint32_t kOtherRegionId = UINT32_MAX;
+
 // A region of the trace: references with t0 <= time < t1.
 struct CodeRegion {
   std::uint32_t id = 0;
@@ -45,6 +49,7 @@ struct CodeRegion {
 // Region map text, one region per line ('#' comments, numbers decimal or 0x-hex):
 //   region ID NAME T0 T1
 // (the region lines of METRIC's reference-point map, so one file serves both).
+// IDs are 0 .. 4294967294 (kOtherRegionId, 4294967295, is "other" and an error here).
 // Regions must not overlap; errors name `name:line`. Lines with the same ID are
 // one region (a code region entered many times), with one signature.
 Result<std::vector<CodeRegion>> parse_regions(const std::string& text, const std::string& name);
@@ -52,6 +57,8 @@ Result<std::vector<CodeRegion>> parse_regions(const std::string& text, const std
 // Regions from the I-Code events of a trace: a program event k (HMTT_EVENT(k),
 // recorded as config-space index 64 + k, k < 4096) starts region k, which
 // lasts until the next program event (the last one to the end of the trace).
+// Region ids are therefore 0 .. 4095, never kOtherRegionId: an event with index
+// 64 + 4294967295 (or any index >= 64 + 4096) is not a program event and is ignored.
 // `events` are (time, config-space index) pairs in any order; others are ignored.
 std::vector<CodeRegion> regions_from_icode_events(std::vector<std::pair<std::uint64_t, std::uint64_t>> events);
 
