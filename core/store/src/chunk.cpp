@@ -225,15 +225,18 @@ Status check_references(std::span<const Reference> refs, std::uint64_t prev_time
 }
 
 void ChunkSummary::merge(const ChunkSummary& o) {
+  if (o.kind_mask == 0) return;  // no references (every reference sets a kind bit)
+  if (kind_mask == 0) {
+    *this = o;
+    return;
+  }
+  size_xor |= o.size_xor | (o.size_first ^ size_first);
+  source_xor |= static_cast<std::uint16_t>(o.source_xor | (o.source_first ^ source_first));
   kind_mask |= o.kind_mask;
   a_min = std::min(a_min, o.a_min);
   a_max = std::max(a_max, o.a_max);
   dt_min = std::min(dt_min, o.dt_min);
   dt_max = std::max(dt_max, o.dt_max);
-  size_min = std::min(size_min, o.size_min);
-  size_max = std::max(size_max, o.size_max);
-  source_min = std::min(source_min, o.source_min);
-  source_max = std::max(source_max, o.source_max);
 }
 
 Status check_and_copy_references(std::span<const Reference> refs, std::uint64_t prev_time, std::size_t first_index,
@@ -242,13 +245,15 @@ Status check_and_copy_references(std::span<const Reference> refs, std::uint64_t 
   // takes on the way cost little here and spare the workers' split loop as many registers.
   bool bad = false;
   std::uint64_t prev = prev_time;
+  if (refs.empty()) return Status::success();
   std::uint64_t dmin = UINT64_MAX, dmax = 0, amin = UINT64_MAX, amax = 0;
-  std::uint32_t kinds = 0, smin = UINT32_MAX, smax = 0;
-  std::uint16_t cmin = UINT16_MAX, cmax = 0;
+  const std::uint32_t size0 = refs[0].size;
+  const std::uint16_t source0 = refs[0].source;
+  std::uint32_t kinds = 0, sx = 0, cx = 0;
   auto take = [&](std::size_t i, bool delta) {
     const Reference& r = refs[i];
     const auto k = static_cast<unsigned>(r.kind);
-    bad |= r.time < prev || k >= 4 || static_cast<unsigned>(r.origin) >= 4;
+    bad |= r.time < prev || (k | static_cast<unsigned>(r.origin)) > 3;
     if (delta) {
       const std::uint64_t dt = r.time - prev;
       dmin = std::min(dmin, dt);
@@ -256,10 +261,8 @@ Status check_and_copy_references(std::span<const Reference> refs, std::uint64_t 
     }
     amin = std::min(amin, r.address);
     amax = std::max(amax, r.address);
-    smin = std::min(smin, r.size);
-    smax = std::max(smax, r.size);
-    cmin = std::min(cmin, r.source);
-    cmax = std::max(cmax, r.source);
+    sx |= r.size ^ size0;
+    cx |= static_cast<unsigned>(r.source ^ source0);
     kinds |= 1u << (k & 31);
     prev = r.time;
     out[i] = r;
@@ -274,10 +277,10 @@ Status check_and_copy_references(std::span<const Reference> refs, std::uint64_t 
   s.a_max = amax;
   s.dt_min = dmin;
   s.dt_max = dmax;
-  s.size_min = smin;
-  s.size_max = smax;
-  s.source_min = cmin;
-  s.source_max = cmax;
+  s.size_first = size0;
+  s.size_xor = sx;
+  s.source_first = source0;
+  s.source_xor = static_cast<std::uint16_t>(cx);
   summary.merge(s);
   return Status::success();
 }
@@ -311,8 +314,8 @@ Status ChunkColumns::split(std::span<const Reference> refs, bool checked, const 
       summary ? (summary->kind_mask & (1u << static_cast<unsigned>(Kind::IFetch))) != 0
               : std::any_of(refs.begin(), refs.end(), [](const Reference& r) { return r.kind == Kind::IFetch; });
   // Sizes and sources that are all the same (a board capture's) need no column: width 0, no plane.
-  const bool const_size = summary && summary->size_min == summary->size_max;
-  const bool const_source = summary && summary->source_min == summary->source_max;
+  const bool const_size = summary && summary->size_xor == 0;
+  const bool const_source = summary && summary->source_xor == 0;
   model_.reset(a_first_);
   detail::AddressModel& model = model_;
   grow(diffs_, n);
@@ -448,21 +451,19 @@ Status ChunkColumns::split(std::span<const Reference> refs, bool checked, const 
     amin = summary->a_min;
     amax = summary->a_max;
   }
-  if (summary) {
-    smin = summary->size_min;
-    smax = summary->size_max;
-    srcmin = summary->source_min;
-    srcmax = summary->source_max;
-  }
+  if (const_size) smin = smax = summary->size_first;
+  if (const_source) srcmin = srcmax = summary->source_first;
   {
     // Column ranges and counts in separate passes over the (cache-resident) columns: they vectorise,
     // and the loops above carry no per-kind counter through memory. (The time deltas' range is taken
     // in the loops: 64-bit minima do not vectorise without AVX-512.)
-    if (!summary) {
+    if (!const_size) {
       for (std::size_t i = 0; i < n; ++i) {
         smin = std::min(smin, sz[i]);
         smax = std::max(smax, sz[i]);
       }
+    }
+    if (!const_source) {
       for (std::size_t i = 0; i < n; ++i) {
         srcmin = std::min(srcmin, sc[i]);
         srcmax = std::max(srcmax, sc[i]);

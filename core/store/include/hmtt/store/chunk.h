@@ -122,8 +122,11 @@ struct ChunkSummary {
   std::uint32_t kind_mask = 0;  // bit (1 << Kind) of each kind present
   std::uint64_t a_min = UINT64_MAX, a_max = 0;
   std::uint64_t dt_min = UINT64_MAX, dt_max = 0;  // time deltas of rows 1 .. n-1 (row 0 has none)
-  std::uint32_t size_min = UINT32_MAX, size_max = 0;
-  std::uint16_t source_min = UINT16_MAX, source_max = 0;
+  // Sizes and sources: the first one and the OR of every other's XOR with it (0: all the same, as
+  // on a board; then the column needs no plane). Cheaper to take than ranges; split finds the
+  // ranges itself when they vary.
+  std::uint32_t size_first = 0, size_xor = 0;
+  std::uint16_t source_first = 0, source_xor = 0;
 
   void merge(const ChunkSummary& o);
 };
