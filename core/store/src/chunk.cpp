@@ -344,7 +344,15 @@ Status ChunkColumns::split(std::span<const Reference> refs, bool checked, const 
   // The common case for board captures (no instruction fetches): the predictor chosen without
   // branches. With the writer's summary the loop carries no ranges (fewer live registers) and
   // stores no size or source that is the same throughout.
-  auto board_loop = [&]<bool kRanges, bool kSizes, bool kSources>() {
+  // With the summary the time column's range is known before the loop: when the deltas fit one
+  // byte (a board's always do) the loop writes column 0's plane itself, one byte per reference,
+  // instead of 64-bit deltas that a later pass cuts into it.
+  const bool time_direct =
+      summary && !use_context && n > 1 && byte_width(summary->dt_max - summary->dt_min) <= 1;
+  const std::uint64_t time_base = time_direct ? summary->dt_min : 0;
+  if (time_direct) grow(time_plane_, n);
+  std::uint8_t* tp = time_plane_.data();
+  auto board_loop = [&]<bool kRanges, bool kSizes, bool kSources, bool kTimeBytes>() {
     for (std::size_t i = 0; i < n; ++i) {
       const Reference& r = refs[i];
       const auto k = static_cast<unsigned>(r.kind);
@@ -363,7 +371,11 @@ Status ChunkColumns::split(std::span<const Reference> refs, bool checked, const 
       stride[k] = d;
       last[k] = a;
       lsize[k] = r.size;
-      td[i] = dt;
+      if constexpr (kTimeBytes) {
+        tp[i] = static_cast<std::uint8_t>(dt - time_base);
+      } else {
+        td[i] = dt;
+      }
       kos[i] = static_cast<std::uint8_t>(k | (o << 2) | (sel << 4));
       if constexpr (kSizes) sz[i] = r.size;
       if constexpr (kSources) sc[i] = r.source;
@@ -377,11 +389,17 @@ Status ChunkColumns::split(std::span<const Reference> refs, bool checked, const 
   };
   if (!use_context) {
     if (!summary) {
-      board_loop.template operator()<true, true, true>();
+      board_loop.template operator()<true, true, true, false>();
     } else if (const_size && const_source) {
-      board_loop.template operator()<false, false, false>();
+      if (time_direct) {
+        board_loop.template operator()<false, false, false, true>();
+      } else {
+        board_loop.template operator()<false, false, false, false>();
+      }
+    } else if (time_direct) {
+      board_loop.template operator()<false, true, true, true>();
     } else {
-      board_loop.template operator()<false, true, true>();
+      board_loop.template operator()<false, true, true, false>();
     }
   } else {
     // Instruction-fetch traces: the context predictor too.
@@ -532,19 +550,29 @@ Status ChunkColumns::split(std::span<const Reference> refs, bool checked, const 
             byte_width(static_cast<std::uint64_t>(komax - komin)), byte_width(static_cast<std::uint64_t>(smax - smin)),
             byte_width(static_cast<std::uint64_t>(srcmax - srcmin))};
   const std::size_t byte_planes = width_[0] + width_[2] + width_[3] + width_[4];
-  grow(planes_, byte_planes * n);
+  // Column 0 written by the loop and column 2 (at most one plane: kind bytes are below 128) need no
+  // room here; the other byte planes are cut into planes_.
+  grow(planes_, ((time_direct ? 0 : width_[0]) + width_[3] + width_[4]) * n);
   std::uint8_t* out = planes_.data();
   plane_list_.clear();
   auto add_planes = [&](int column) {
     for (int b = 0; b < width_[column]; ++b) plane_list_.emplace_back(out + static_cast<std::size_t>(b) * n, n);
   };
-  add_planes(0);
-  cut_planes(tdelta_.data(), n, base_[0], width_[0], out);
-  out += width_[0] * n;
+  if (time_direct) {
+    tp[0] = 0;  // row 0 holds the base, reduced to 0
+    if (width_[0] == 1) plane_list_.emplace_back(tp, n);
+  } else {
+    add_planes(0);
+    cut_planes(tdelta_.data(), n, base_[0], width_[0], out);
+    out += width_[0] * n;
+  }
   if (misses > 0) plane_list_.emplace_back(residuals_.data(), residual_bytes_);
-  add_planes(2);
-  cut_planes(ko_.data(), n, base_[2], width_[2], out);
-  out += width_[2] * n;
+  if (width_[2] == 1) {
+    // Reduced in place (a byte loop that vectorises): the kind bytes are their own plane.
+    const auto kb = static_cast<std::uint8_t>(komin);
+    for (std::size_t i = 0; i < n; ++i) kos[i] = static_cast<std::uint8_t>(kos[i] - kb);
+    plane_list_.emplace_back(kos, n);
+  }
   add_planes(3);
   cut_planes(size_.data(), n, base_[3], width_[3], out);
   out += width_[3] * n;

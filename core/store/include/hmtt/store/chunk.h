@@ -166,6 +166,7 @@ class ChunkColumns {
   std::array<std::uint64_t, kChunkColumns> base_ = {};
   std::array<std::uint8_t, kChunkColumns> width_ = {};
   std::vector<std::uint64_t> tdelta_;
+  std::vector<std::uint8_t> time_plane_;  // column 0's one plane, written by the loop when it fits a byte
   std::vector<std::uint32_t> size_;
   std::vector<std::uint16_t> source_;
   std::vector<std::uint8_t> ko_;
