@@ -18,6 +18,7 @@ std::vector<Reference> decode_all(std::span<const std::uint8_t> blob) {
   Status st = d.load(blob);
   REQUIRE_MESSAGE(st.ok(), (st.ok() ? "" : st.error().message));
   std::vector<Reference> out(d.refs());
+  const std::uint64_t t_last = d.t_last();  // known before any reference is decoded
   // Odd batch sizes exercise the running prefix sums across calls.
   std::size_t at = 0;
   std::size_t batch = 1;
@@ -28,6 +29,7 @@ std::vector<Reference> decode_all(std::span<const std::uint8_t> blob) {
     batch = batch * 3 + 1;
   }
   CHECK(d.next(std::span<Reference>(out)) == 0);
+  CHECK(out.back().time == t_last);
   return out;
 }
 

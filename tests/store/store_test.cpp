@@ -283,6 +283,115 @@ TEST_CASE("writer errors: time order, existing file, bad options") {
   CHECK_FALSE(StoreWriter::create(dir.file("z.hmtt"), {}, zero).ok());
 }
 
+namespace {
+
+// Everything a stream gives with a buffer of `size` references, and its error ("ok" if none).
+// Each call must fill the buffer whole unless the stream ends (or fails) within it.
+std::pair<std::vector<Reference>, std::string> read_with(const StoreReader& r, std::size_t size, const Filter& f = {}) {
+  auto src = r.references(f);
+  REQUIRE(src.ok());
+  std::vector<Reference> buf(size), all;
+  for (;;) {
+    auto got = (*src)->read(buf);
+    if (!got) {
+      auto again = (*src)->read(buf);  // an error stays
+      CHECK_FALSE(again.ok());
+      return {all, got.error().message};
+    }
+    if (*got == 0) break;
+    all.insert(all.end(), buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(*got));
+  }
+  auto after = (*src)->read(buf);
+  CHECK((after.ok() && *after == 0));
+  return {all, "ok"};
+}
+
+}  // namespace
+
+// The caller's thread decodes some chunks straight into its buffer and copies others from the
+// read-ahead slots: every buffer size, whole and filtered, must give the same references.
+TEST_CASE("the stream gives the same references for any buffer size, whole and filtered") {
+  TempDir dir;
+  const auto path = dir.file("b.hmtt");
+  const auto refs = make_trace(30011);
+  WriterOptions opt;
+  opt.chunk_refs = 1000;
+  write_store(path, refs, opt);
+  auto r = open_store(path);
+  Filter f;
+  f.time_begin = refs[1500].time;
+  f.time_end = refs[27000].time;
+  f.kind_mask = 0b0101;
+  std::vector<Reference> want_f;
+  for (const auto& x : refs) {
+    if (x.time >= f.time_begin && x.time < f.time_end && ((f.kind_mask >> static_cast<unsigned>(x.kind)) & 1)) {
+      want_f.push_back(x);
+    }
+  }
+  for (std::size_t size : {std::size_t{1}, std::size_t{7}, std::size_t{999}, std::size_t{1000}, std::size_t{1001},
+                           std::size_t{3005}, std::size_t{4096}, std::size_t{30011}, std::size_t{40000}}) {
+    INFO("buffer of " << size);
+    auto [all, err] = read_with(*r, size);
+    CHECK(err == "ok");
+    CHECK(all == refs);
+    auto [some, err_f] = read_with(*r, size, f);
+    CHECK(err_f == "ok");
+    CHECK(some == want_f);
+  }
+  // One chunk (no read-ahead thread), and one reference.
+  const auto one = dir.file("one.hmtt");
+  write_store(one, std::vector<Reference>(refs.begin(), refs.begin() + 1000), opt);
+  auto r1 = open_store(one);
+  for (std::size_t size : {std::size_t{1}, std::size_t{999}, std::size_t{1000}, std::size_t{5000}}) {
+    CHECK(read_with(*r1, size).first == std::vector<Reference>(refs.begin(), refs.begin() + 1000));
+  }
+  const auto single = dir.file("single.hmtt");
+  write_store(single, {refs[0]}, opt);
+  auto rs = open_store(single);
+  CHECK(read_with(*rs, 1).first == std::vector<Reference>{refs[0]});
+  CHECK(read_with(*rs, 4096).first == std::vector<Reference>{refs[0]});
+}
+
+// A damaged chunk ends the stream at that chunk: every reference before it, none of it, then the
+// error, whichever thread decoded it (chunk 0 is always the caller's own; later ones may be either).
+TEST_CASE("a damaged chunk ends the stream after every reference before it, for any buffer size") {
+  TempDir dir;
+  const auto refs = make_trace(20000);
+  WriterOptions opt;
+  opt.chunk_refs = 2000;
+  struct Damage {
+    const char* sql;
+    std::size_t chunk;
+    const char* error;
+  };
+  const Damage damages[] = {
+      {"UPDATE chunk SET data = substr(data, 1, 150) || x'ff' || substr(data, 152) WHERE id = 0", 0, "checksum mismatch"},
+      {"UPDATE chunk SET data = substr(data, 1, 150) || x'ff' || substr(data, 152) WHERE id = 3", 3, "checksum mismatch"},
+      {"UPDATE chunk SET data = substr(data, 1, 150) || x'ff' || substr(data, 152) WHERE id = 9", 9, "checksum mismatch"},
+      {"UPDATE chunk SET t_last = t_last + 1 WHERE id = 0", 0, "decoded last time"},
+      {"UPDATE chunk SET t_last = t_last + 1 WHERE id = 2", 2, "decoded last time"},
+      {"UPDATE chunk SET refs = refs + 1, n_read = n_read + 1 WHERE id = 5", 5, "the index row says 2001 references"},
+  };
+  int i = 0;
+  for (const auto& d : damages) {
+    const auto path = dir.file("d" + std::to_string(i++) + ".hmtt");
+    write_store(path, refs, opt);
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(db, d.sql, nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(db);
+    auto r = open_store(path);
+    for (std::size_t size : {std::size_t{1}, std::size_t{1999}, std::size_t{2000}, std::size_t{2001},
+                             std::size_t{4096}, std::size_t{20000}}) {
+      INFO(d.sql << ", buffer of " << size);
+      auto [got, err] = read_with(*r, size);
+      CHECK(err.find(path + ": chunk " + std::to_string(d.chunk) + ": ") != std::string::npos);
+      CHECK(err.find(d.error) != std::string::npos);
+      CHECK(got == std::vector<Reference>(refs.begin(), refs.begin() + static_cast<std::ptrdiff_t>(2000 * d.chunk)));
+    }
+  }
+}
+
 TEST_CASE("damaged and foreign files give an error naming the file and what is wrong") {
   TempDir dir;
   const auto path = dir.file("d.hmtt");

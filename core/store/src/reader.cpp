@@ -32,18 +32,45 @@ Status open_readonly(sql::Db& db, const std::string& path) {
   return db.open(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX);
 }
 
-// One chunk, decoded whole and filtered: the unit of work of the read-ahead threads.
+bool passes(const Filter& f, unsigned kinds, const Reference& r) {
+  return r.time >= f.time_begin && r.time < f.time_end && r.address >= f.addr_begin && r.address < f.addr_end &&
+         ((kinds >> static_cast<unsigned>(r.kind)) & 1u);
+}
+
+// Keeps the references of refs[0, n) that pass `filter` at the front; returns how many.
+std::size_t filter_in_place(const Filter& filter, Reference* refs, std::size_t n) {
+  const unsigned kinds = filter.kind_mask & 0xF;
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (passes(filter, kinds, refs[i])) refs[kept++] = refs[i];
+  }
+  return kept;
+}
+
+// Whether every reference of the chunk passes the filter (then none needs a test).
+bool whole_chunk(const ChunkRow& row, const Filter& filter) {
+  const unsigned kinds = filter.kind_mask & 0xF;
+  return row.t_first >= filter.time_begin && row.t_last < filter.time_end && row.a_min >= filter.addr_begin &&
+         row.a_max < filter.addr_end && (row.kind_mask & ~kinds) == 0;
+}
+
+// One chunk's BLOB, checked against its index row and decoded: the unit of work of the stream.
 class ChunkWork {
  public:
   Status open(const std::string& path) {
     HMTT_TRY(open_readonly(db_, path));
     // Chunk BLOBs are read straight from the mapped file instead of page by page through read().
     HMTT_TRY(db_.exec("PRAGMA mmap_size=" + std::to_string(std::uint64_t{1} << 40)));
-    return select_.prepare(db_, "SELECT data FROM chunk WHERE id = ?1");
+    HMTT_TRY(select_.prepare(db_, "SELECT data FROM chunk WHERE id = ?1"));
+    open_ = true;
+    return Status::success();
   }
+  bool is_open() const { return open_; }
 
-  // Decodes `row` into `out` (resized), keeping the references that pass `filter`.
-  Status decode(const ChunkRow& row, const Filter& filter, std::vector<Reference>& out, std::size_t& kept) {
+  // Reads and checks chunk `row` (BLOB, and its count, first and last time against the row); its
+  // references are then taken with next(). Every check is made before any reference is decoded.
+  // The BLOB stays in the statement until the next load().
+  Status load(const ChunkRow& row) {
     const std::string where = db_.path() + ": chunk " + std::to_string(row.id) + ": ";
     select_.reset();
     select_.bind_u64(1, row.id);
@@ -57,27 +84,22 @@ class ChunkWork {
                         std::to_string(row.t_first) + ", the BLOB holds " + std::to_string(decoder_.refs()) +
                         " from time " + std::to_string(decoder_.t_first()));
     }
+    if (decoder_.t_last() != row.t_last) {
+      return make_error(where + "decoded last time " + std::to_string(decoder_.t_last()) +
+                        " differs from the index row's t_last " + std::to_string(row.t_last));
+    }
+    return Status::success();
+  }
+  std::size_t next(std::span<Reference> out) { return decoder_.next(out); }
+  bool done() const { return decoder_.decoded() == decoder_.refs(); }
+
+  // load(), then the whole chunk into `out` (resized), keeping the references that pass `filter`.
+  Status decode(const ChunkRow& row, const Filter& filter, std::vector<Reference>& out, std::size_t& kept) {
+    HMTT_TRY(load(row));
     if (out.size() < row.refs) out.resize(row.refs);
     const std::size_t n = decoder_.next({out.data(), static_cast<std::size_t>(row.refs)});
     select_.reset();
-    if (out[n - 1].time != row.t_last) {
-      return make_error(where + "decoded last time " + std::to_string(out[n - 1].time) +
-                        " differs from the index row's t_last " + std::to_string(row.t_last));
-    }
-    const unsigned kinds = filter.kind_mask & 0xF;
-    const bool whole = row.t_first >= filter.time_begin && row.t_last < filter.time_end &&
-                       row.a_min >= filter.addr_begin && row.a_max < filter.addr_end && (row.kind_mask & ~kinds) == 0;
-    if (whole) {
-      kept = n;
-      return Status::success();
-    }
-    kept = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      const Reference& r = out[i];
-      const bool pass = r.time >= filter.time_begin && r.time < filter.time_end && r.address >= filter.addr_begin &&
-                        r.address < filter.addr_end && ((kinds >> static_cast<unsigned>(r.kind)) & 1u);
-      if (pass) out[kept++] = r;
-    }
+    kept = whole_chunk(row, filter) ? n : filter_in_place(filter, out.data(), n);
     return Status::success();
   }
 
@@ -85,15 +107,22 @@ class ChunkWork {
   sql::Db db_;
   sql::Stmt select_;
   ChunkDecoder decoder_;
+  bool open_ = false;
 };
 
-// The references of the chunks in `rows` that pass `filter`, in order. Chunks are independent, so
-// up to two threads decode the next chunks (each with its own connection) while the caller copies
-// out the current one; at most kDepth decoded chunks wait in memory.
+// The references of the chunks in `rows` that pass `filter`, in order. Chunks decode independently.
+// The caller's thread decodes the chunk it is on straight into the buffer read() is given, while a
+// read-ahead thread (each with its own connection) decodes later chunks whole into slots, which
+// read() then copies out; at most kDepth chunks from the caller's on are in flight. The read-ahead
+// thread takes the farthest free chunk in that window, leaving the near ones to the caller, so that
+// about half the chunks skip the slot and its copy (the copy was 14 % of the stream's CPU time).
+// When its chunk is still being decoded by the read-ahead thread, the caller decodes a free chunk of
+// the window into its slot instead of waiting.
 class ChunkStream final : public ReferenceSource {
  public:
   ChunkStream(std::string path, std::vector<ChunkRow> rows, const Filter& filter)
-      : path_(std::move(path)), rows_(std::move(rows)), filter_(filter) {}
+      : path_(std::move(path)), rows_(std::move(rows)), filter_(filter), state_(rows_.size(), kFree),
+        limit_(rows_.size()) {}
 
   ~ChunkStream() override {
     {
@@ -109,75 +138,157 @@ class ChunkStream final : public ReferenceSource {
     if (!started_) start();
     std::size_t filled = 0;
     while (filled < out.size() && current_ < rows_.size()) {
-      Slot& slot = slots_[current_ % kDepth];
-      if (!have_slot_) {
+      if (direct_) {
+        // The chunk this thread decodes: straight into `out`, filtered there when needed.
+        const std::size_t got = own_.next(out.subspan(filled));
+        filled += whole_ ? got : filter_in_place(filter_, out.data() + filled, got);
+        if (own_.done()) {
+          direct_ = false;
+          advance();
+        }
+        continue;
+      }
+      if (have_slot_) {
+        Slot& slot = slots_[current_ % kDepth];
+        const std::size_t take = std::min(out.size() - filled, slot.kept - slot_pos_);
+        if (take > 0) std::memcpy(out.data() + filled, slot.refs.data() + slot_pos_, take * sizeof(Reference));
+        filled += take;
+        slot_pos_ += take;
+        if (slot_pos_ == slot.kept) {
+          have_slot_ = false;
+          advance();
+        }
+        continue;
+      }
+      // The next chunk: decode it here if it is free, take its slot if it is ready, else help.
+      std::size_t help = kNone;
+      State mine;
+      {
         std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [&] { return slot.ready; });
-        if (!slot.status.ok()) {
-          failed_ = true;
-          error_ = slot.status.error();
-          return error_;
+        for (;;) {
+          mine = state_[current_];
+          if (mine == kFree) {
+            state_[current_] = mine = kCaller;
+            break;
+          }
+          if (mine == kReady) break;
+          help = pick(/*farthest=*/false);
+          if (help != kNone) {
+            state_[help] = kBusy;
+            break;
+          }
+          cv_.wait(lock);
         }
-        have_slot_ = true;
-        slot_pos_ = 0;
       }
-      const std::size_t take = std::min(out.size() - filled, slot.kept - slot_pos_);
-      if (take > 0) std::memcpy(out.data() + filled, slot.refs.data() + slot_pos_, take * sizeof(Reference));
-      filled += take;
-      slot_pos_ += take;
-      if (slot_pos_ == slot.kept) {
-        {
-          std::lock_guard<std::mutex> lock(mu_);
-          slot.ready = false;
-          ++current_;
-        }
-        have_slot_ = false;
-        cv_.notify_all();
+      if (help != kNone) {
+        decode_into_slot(own_, help, open_own());
+        continue;
       }
+      if (mine == kCaller) {
+        Status st = open_own();
+        if (st.ok()) st = own_.load(rows_[current_]);
+        if (!st.ok()) return fail(st.error(), filled);
+        direct_ = true;
+        whole_ = whole_chunk(rows_[current_], filter_);
+        continue;
+      }
+      Slot& slot = slots_[current_ % kDepth];
+      if (!slot.status.ok()) return fail(slot.status.error(), filled);
+      have_slot_ = true;
+      slot_pos_ = 0;
     }
     return filled;
   }
 
  private:
   static constexpr std::size_t kDepth = 4;
+  static constexpr std::size_t kNone = SIZE_MAX;
+  // Per chunk (guarded by mu_): free, decoded here straight into read()'s buffer, being decoded into
+  // its slot, or decoded into its slot (or failed: the slot's status says).
+  enum State : std::uint8_t { kFree, kCaller, kBusy, kReady };
   struct Slot {
     std::vector<Reference> refs;
     std::size_t kept = 0;
     Status status;
-    bool ready = false;
   };
 
   void start() {
     started_ = true;
-    if (rows_.empty()) return;
+    if (rows_.size() < 2) return;
+    // With the caller decoding too, one read-ahead thread per further core, at most two.
     const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-    const std::size_t n = std::min<std::size_t>({2, hw, rows_.size()});
+    const std::size_t n = std::min<std::size_t>({2, hw - 1, rows_.size() - 1});
     for (std::size_t i = 0; i < n; ++i) workers_.emplace_back([this] { work(); });
+  }
+
+  Status open_own() { return own_.is_open() ? Status::success() : own_.open(path_); }
+
+  // Chunk current_ failed: the stream ends there. The references this read() has already put in
+  // its buffer (all from earlier chunks) are returned first, the error by the next call.
+  Result<std::size_t> fail(const Error& e, std::size_t filled) {
+    failed_ = true;
+    error_ = e;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      limit_ = std::min(limit_, current_ + 1);  // nothing after it is decoded
+    }
+    if (filled > 0) return filled;
+    return error_;
+  }
+
+  // The caller has finished chunk current_.
+  void advance() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++current_;
+    }
+    cv_.notify_all();
+  }
+
+  // A free chunk after the caller's, in the window of kDepth chunks from it (mu_ held).
+  std::size_t pick(bool farthest) const {
+    const std::size_t lo = current_ + 1;
+    const std::size_t hi = std::min(current_ + kDepth, limit_);
+    if (farthest) {
+      for (std::size_t j = hi; j-- > lo;) {
+        if (state_[j] == kFree) return j;
+      }
+    } else {
+      for (std::size_t j = lo; j < hi; ++j) {
+        if (state_[j] == kFree) return j;
+      }
+    }
+    return kNone;
+  }
+
+  // Decodes chunk `job` (claimed kBusy) into its slot and marks it ready.
+  void decode_into_slot(ChunkWork& w, std::size_t job, const Status& opened) {
+    Slot& slot = slots_[job % kDepth];
+    std::size_t kept = 0;
+    Status st = opened.ok() ? w.decode(rows_[job], filter_, slot.refs, kept) : opened;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      slot.kept = kept;
+      slot.status = st;
+      state_[job] = kReady;
+      if (!st.ok()) limit_ = std::min(limit_, job + 1);  // nothing after an error is decoded
+    }
+    cv_.notify_all();
   }
 
   void work() {
     ChunkWork w;
     Status opened = w.open(path_);
-    std::vector<Reference> buf;
     for (;;) {
       std::size_t job;
       {
         std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [&] { return stop_ || (next_job_ < rows_.size() && next_job_ < current_ + kDepth); });
+        cv_.wait(lock, [&] { return stop_ || pick(/*farthest=*/true) != kNone; });
         if (stop_) return;
-        job = next_job_++;
+        job = pick(/*farthest=*/true);
+        state_[job] = kBusy;
       }
-      Slot& slot = slots_[job % kDepth];
-      std::size_t kept = 0;
-      Status st = opened.ok() ? w.decode(rows_[job], filter_, slot.refs, kept) : opened;
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        slot.kept = kept;
-        slot.status = st;
-        slot.ready = true;
-        if (!st.ok()) next_job_ = rows_.size();  // nothing after an error is read
-      }
-      cv_.notify_all();
+      decode_into_slot(w, job, opened);
     }
   }
 
@@ -188,11 +299,15 @@ class ChunkStream final : public ReferenceSource {
   std::mutex mu_;
   std::condition_variable cv_;
   std::vector<std::thread> workers_;
-  std::size_t next_job_ = 0;   // next chunk a worker takes (guarded by mu_)
-  std::size_t current_ = 0;    // chunk the caller is reading (guarded by mu_ for writes)
+  std::vector<State> state_;          // guarded by mu_
+  std::size_t current_ = 0;           // chunk the caller is reading (written under mu_)
+  std::size_t limit_;                 // chunks from here on are not decoded (after an error; guarded by mu_)
   bool stop_ = false;
   bool started_ = false;
-  bool have_slot_ = false;
+  ChunkWork own_;                     // the caller's connection and decoder
+  bool direct_ = false;               // own_ holds chunk current_, decoding into read()'s buffer
+  bool whole_ = false;                // ... and every one of its references passes the filter
+  bool have_slot_ = false;            // chunk current_ is in its slot, slot_pos_ of it taken
   std::size_t slot_pos_ = 0;
   bool failed_ = false;
   Error error_;

@@ -199,6 +199,9 @@ class ChunkDecoder {
   std::uint32_t decoded() const { return pos_; }
   std::uint64_t t_first() const { return t_first_; }
   std::uint64_t a_first() const { return a_first_; }
+  // Time of the last reference, known at load() from the time column's sum (so a reader can check
+  // it against its index row before it hands out any of the chunk's references).
+  std::uint64_t t_last() const { return t_last_; }
   // Decodes the next min(out.size(), refs() - decoded()) references; returns the count.
   std::size_t next(std::span<Reference> out);
 
@@ -213,6 +216,7 @@ class ChunkDecoder {
   const std::uint8_t* residual_ = nullptr;  // next varint of column 1
   std::vector<std::uint8_t> unpacked_;      // decompressed LZ4 planes
   std::uint64_t time_ = 0;
+  std::uint64_t t_last_ = 0;
   bool uses_context_ = true;
   std::uint8_t shift_ = 0;  // residual shift  // some row reads the context table (predictor 1 or bit 6)
   detail::AddressModel model_;
