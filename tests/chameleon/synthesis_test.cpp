@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -338,12 +339,18 @@ TEST_CASE("chameleon synth: a real program traced by Valgrind lackey") {
     MESSAGE("valgrind is not installed: skipped");
     return;
   }
-  const auto dir = std::filesystem::temp_directory_path() / ("hmtt_chameleon_vg_" + std::to_string(::getpid()));
+  // The pid zero-padded: the input's path is on the traced program's stack, so its length is fixed.
+  char pid[16];
+  std::snprintf(pid, sizeof pid, "%010d", static_cast<int>(::getpid()));
+  const auto dir = std::filesystem::temp_directory_path() / ("hmtt_chameleon_vg_" + std::string(pid));
   std::filesystem::create_directories(dir);
   const auto lackey = dir / "sort.lackey";
   // sort(1) of 400 numbers: a real program's mix of code, stack and heap.
   const std::string cmd = "seq 400 | sort -R --random-source=/dev/zero > " + (dir / "in").string() +
-                          " && valgrind --tool=lackey --trace-mem=yes sort -n " + (dir / "in").string() +
+                          // Without address-space randomisation and with an empty environment, so the
+                          // set-associative levels see the same layout every run (see the PSnAP test).
+                          " && cd / && env -i PATH=/usr/bin:/bin setarch \"$(uname -m)\" -R valgrind --tool=lackey "
+                          "--trace-mem=yes sort -n " + (dir / "in").string() +
                           " > /dev/null 2> " + lackey.string();
   if (std::system(cmd.c_str()) != 0) {
     std::filesystem::remove_all(dir);
