@@ -71,7 +71,12 @@ int x_write(sqlite3_file* pf, const void* data, int n, sqlite3_int64 at) {
   if ((f->buf_len > 0 && !contiguous) || f->buf_len + n > kBufferBytes) {
     if (const int rc = flush(f); rc != SQLITE_OK) return rc;
   }
-  if (n > kWritePiece) return M(f)->xWrite(f->real, data, n, at);  // SQLite's own writes are pages
+  if (n > kWritePiece) {
+    // Not from SQLite (its pages are at most 64 KiB), but if it comes: what is buffered goes first,
+    // so nothing is left behind a write that may end a transaction.
+    if (const int rc = flush(f); rc != SQLITE_OK) return rc;
+    return M(f)->xWrite(f->real, data, n, at);
+  }
   if (f->buf_len == 0) f->buf_at = at;
   std::memcpy(f->buf + f->buf_len, data, static_cast<std::size_t>(n));
   f->buf_len += n;
