@@ -334,7 +334,71 @@ TEST_CASE("chameleon profile: regions from a map file, combined by weight on syn
   CHECK(syn.size() == trace.size());
 }
 
-TEST_CASE("chameleon synth: a real program traced by Valgrind lackey") {
+// The bounds a real program's synthetic trace is held to (see check_real_program).
+struct RealProgramBounds {
+  double lru_mean, lru_max;  // the 68-configuration LRU sweep
+  double l1_mean, l1_max;    // per level over the PSnAP hierarchies
+  double l2_mean, l2_max;
+  double other_mean, other_max;  // L3 and below
+};
+
+// Profiles `trace`, synthesises as many references and holds the two to `b`;
+// the 512 B and 64 B fully-associative checks are the signature's own and the
+// same for every trace.
+void check_real_program(const std::string& name, const std::vector<Reference>& trace, const RealProgramBounds& b) {
+  MESSAGE(name << ": " << trace.size() << " references");
+  REQUIRE(trace.size() > 100000);
+  const auto syn = synth(profile_of(trace));
+  VectorSource a(trace), s(syn);
+  analysis::CompareOptions opt;
+  opt.run.progress = false;
+  auto c = analysis::compare(a, s, opt);
+  REQUIRE(c.ok());
+  MESSAGE(name << ": LRU mean " << c->lru_error.mean << " max " << c->lru_error.max << "; hierarchies mean "
+               << c->hierarchy_error.mean << " max " << c->hierarchy_error.max);
+  // At 512 B the fully-associative rates are the signature's (sampling error only).
+  const auto ha = lru_hits(trace, 512), hb = lru_hits(syn, 512);
+  for (std::size_t k = 0; k < ha.size(); ++k) CHECK(std::abs(ha[k] - hb[k]) <= 0.005);
+  // At 64 B (one of the signature's line widths) the synthetic follows the
+  // line distances: mean error over the 17 depths measured 0.0010 (0.0066
+  // with the trees alone, line=0).
+  const auto la = lru_hits(trace, 64), lb = lru_hits(syn, 64);
+  double line_error = 0;
+  for (std::size_t k = 0; k < la.size(); ++k) line_error += std::abs(la[k] - lb[k]) / static_cast<double>(la.size());
+  MESSAGE(name << ": 64 B fully-associative mean error " << line_error);
+  CHECK(line_error <= 0.003);
+  CHECK(c->lru_error.mean <= b.lru_mean);
+  CHECK(c->lru_error.max <= b.lru_max);
+  for (const auto& [level, e] : c->per_level_error) {
+    MESSAGE(name << ": " << level << " mean " << e.mean << " max " << e.max);
+    CHECK(e.mean <= (level == "L2" ? b.l2_mean : level == "L1" ? b.l1_mean : b.other_mean));
+    CHECK(e.max <= (level == "L2" ? b.l2_max : level == "L1" ? b.l1_max : b.other_max));
+  }
+}
+
+TEST_CASE("chameleon synth: sort -n's recorded Valgrind lackey trace (tests/data)") {
+  // Recorded once (tests/data/README.md says how) so that every machine
+  // measures the same references: recorded afresh, the trace's layout moves
+  // with the host, and L2's error with it (below).
+  auto src = tracefmt::open_trace(std::string(HMTT_SOURCE_DIR) + "/tests/data/sort-n.lackey.hmtt");
+  REQUIRE(src.ok());
+  auto v = collect(**src);
+  REQUIRE(v.ok());
+  REQUIRE(v->size() == 1293643);
+  // The issue's bounds on the LRU sweep (mean 1 %, max 3.5 %) and on L1 and
+  // L3 hold, with bounds below the trees-alone model's figures (LRU mean
+  // 0.0034, L1 mean 0.0030 / max 0.0076, L2 0.063 / 0.105) so that a
+  // regression fails; the trace and the synthesis seed are fixed, so the
+  // figures are the same every run and the bounds are them plus a small
+  // margin. L2's miss the issue's (L1 misses are 0.5 % of this trace's
+  // references, and the synthetic's set-associative L1s miss by conflict more
+  // often than the original's: docs/accuracy.md).
+  check_real_program("sort -n (recorded)", *v,
+                     {.lru_mean = 0.001, .lru_max = 0.02, .l1_mean = 0.001, .l1_max = 0.003,
+                      .l2_mean = 0.045, .l2_max = 0.085, .other_mean = 0.01, .other_max = 0.035});
+}
+
+TEST_CASE("chameleon synth: a real program traced by Valgrind lackey now") {
   if (std::system("valgrind --version > /dev/null 2>&1") != 0) {
     MESSAGE("valgrind is not installed: skipped");
     return;
@@ -348,7 +412,7 @@ TEST_CASE("chameleon synth: a real program traced by Valgrind lackey") {
   // sort(1) of 400 numbers: a real program's mix of code, stack and heap.
   const std::string cmd = "seq 400 | sort -R --random-source=/dev/zero > " + (dir / "in").string() +
                           // Without address-space randomisation and with an empty environment, so the
-                          // set-associative levels see the same layout every run (see the PSnAP test).
+                          // set-associative levels see much the same layout every run (see the PSnAP test).
                           " && cd / && env -i PATH=/usr/bin:/bin setarch \"$(uname -m)\" -R valgrind --tool=lackey "
                           "--trace-mem=yes sort -n " + (dir / "in").string() +
                           " > /dev/null 2> " + lackey.string();
@@ -362,43 +426,14 @@ TEST_CASE("chameleon synth: a real program traced by Valgrind lackey") {
   auto v = collect(**src);
   std::filesystem::remove_all(dir);
   REQUIRE(v.ok());
-  const auto& trace = *v;
-  MESSAGE("sort -n: " << trace.size() << " references");
-  REQUIRE(trace.size() > 100000);
-  const auto syn = synth(profile_of(trace));
-  VectorSource a(trace), b(syn);
-  analysis::CompareOptions opt;
-  opt.run.progress = false;
-  auto c = analysis::compare(a, b, opt);
-  REQUIRE(c.ok());
-  MESSAGE("sort -n: LRU mean " << c->lru_error.mean << " max " << c->lru_error.max << "; hierarchies mean "
-                               << c->hierarchy_error.mean << " max " << c->hierarchy_error.max);
-  // At 512 B the fully-associative rates are the signature's (sampling error only).
-  const auto ha = lru_hits(trace, 512), hb = lru_hits(syn, 512);
-  for (std::size_t k = 0; k < ha.size(); ++k) CHECK(std::abs(ha[k] - hb[k]) <= 0.005);
-  // At 64 B (one of the signature's line widths) the synthetic follows the
-  // line distances: mean error over the 17 depths measured 0.0010 (0.0066
-  // with the trees alone, line=0).
-  const auto la = lru_hits(trace, 64), lb = lru_hits(syn, 64);
-  double line_error = 0;
-  for (std::size_t k = 0; k < la.size(); ++k) line_error += std::abs(la[k] - lb[k]) / static_cast<double>(la.size());
-  MESSAGE("sort -n: 64 B fully-associative mean error " << line_error);
-  CHECK(line_error <= 0.003);
-  // The issue's bounds on the LRU sweep (mean 1 %, max 3.5 %; measured 0.0005
-  // and 0.014) and on L1 and L3 (L1 measured 0.0006 / 0.0016) hold, with
-  // bounds below the trees-alone model's figures (LRU mean 0.0034, L1 mean
-  // 0.0030 / max 0.0076, L2 0.063 / 0.105) so that a regression fails. L2's do
-  // not (measured mean 0.034, max 0.055): L1 misses are 0.5 % of this trace's
-  // references, and the synthetic's set-associative L1s miss by conflict more
-  // often than the original's (docs/accuracy.md); that bound is the measured
-  // figure plus a margin.
-  CHECK(c->lru_error.mean <= 0.002);
-  CHECK(c->lru_error.max <= 0.035);
-  for (const auto& [level, e] : c->per_level_error) {
-    MESSAGE("sort -n: " << level << " mean " << e.mean << " max " << e.max);
-    CHECK(e.mean <= (level == "L2" ? 0.05 : level == "L1" ? 0.002 : 0.01));
-    CHECK(e.max <= (level == "L2" ? 0.09 : level == "L1" ? 0.01 : 0.035));
-  }
+  // The same bounds as the recorded trace's but for L2: over this trace's few
+  // L2 accesses its error moves with the layout from run to run and host to
+  // host (measured mean 0.034-0.045, max 0.055-0.096, the last on CI's
+  // machine), so its bound is the spread plus a margin; the recorded trace's
+  // case holds L2 tightly.
+  check_real_program("sort -n (now)", *v,
+                     {.lru_mean = 0.002, .lru_max = 0.035, .l1_mean = 0.002, .l1_max = 0.01,
+                      .l2_mean = 0.06, .l2_max = 0.13, .other_mean = 0.01, .other_max = 0.035});
 }
 
 TEST_CASE("chameleon: alpha split by node age round-trips and keeps the 512 B rates") {
