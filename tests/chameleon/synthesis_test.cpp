@@ -334,6 +334,8 @@ TEST_CASE("chameleon profile: regions from a map file, combined by weight on syn
   CHECK(syn.size() == trace.size());
 }
 
+namespace {
+
 // The bounds a real program's synthetic trace is held to (see check_real_program).
 struct RealProgramBounds {
   double lru_mean, lru_max;  // the 68-configuration LRU sweep
@@ -375,6 +377,8 @@ void check_real_program(const std::string& name, const std::vector<Reference>& t
     CHECK(e.max <= (level == "L2" ? b.l2_max : level == "L1" ? b.l1_max : b.other_max));
   }
 }
+
+}  // namespace
 
 TEST_CASE("chameleon synth: sort -n's recorded Valgrind lackey trace (tests/data)") {
   // Recorded once (tests/data/README.md says how) so that every machine

@@ -1,12 +1,14 @@
 // Accuracy against the IRM baseline: a synthetic mixed workload, and a real
-// program, gzip under Valgrind lackey (recorded at test time; skipped cleanly
-// when valgrind or gzip is missing). PSnAP's synthetic trace must
+// program, gzip under Valgrind lackey (a copy recorded once, tests/data, and a
+// fresh recording, skipped cleanly when valgrind or gzip is missing). PSnAP's
+// synthetic trace must
 // match the hit rates within the paper's averages and have a locality
 // surface closer to the original than the IRM baseline's.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
 #include <filesystem>
+#include <string>
 #include <unistd.h>
 
 #include "hmtt/analysis/compare.h"
@@ -92,13 +94,57 @@ TEST_CASE("psnap replay: hit rates and locality surface beat the IRM baseline on
   CHECK(cmp->hierarchy_error.mean < icmp->hierarchy_error.mean);
 }
 
-TEST_CASE("psnap on a real program: gzip under valgrind lackey") {
+namespace {
+
+// The bounds a real program's replay is held to (see check_real_program).
+struct RealProgramBounds {
+  double l1, l2, l3;  // mean error per level over the PSnAP hierarchies
+  double hierarchy;   // mean over every level
+};
+
+// PSnAP and the IRM baseline on `trace`: PSnAP within `b`, and closer to the
+// original than IRM in locality surface and hierarchy error.
+void check_real_program(const std::string& name, const std::string& trace, const RealProgramBounds& b) {
+  auto psnap = analysis::make_psnap_profiler();
+  auto irm = analysis::make_irm_profiler();
+  const Judged p = judge(*psnap, trace);
+  const Judged i = judge(*irm, trace);
+  MESSAGE(name << ": " << p.cmp.references_a << " references; psnap L1/L2/L3 mean error "
+               << p.cmp.per_level_error.at("L1").mean << " / " << p.cmp.per_level_error.at("L2").mean << " / "
+               << p.cmp.per_level_error.at("L3").mean << ", hierarchies " << p.cmp.hierarchy_error.mean
+               << ", locality distance " << p.cmp.locality_distance << " (irm " << i.cmp.locality_distance
+               << "), profile " << p.profile_bytes << " bytes");
+  CHECK(p.cmp.references_b == p.cmp.references_a);
+  CHECK(p.cmp.per_level_error.at("L1").mean <= b.l1);
+  CHECK(p.cmp.per_level_error.at("L2").mean <= b.l2);
+  CHECK(p.cmp.per_level_error.at("L3").mean <= b.l3);
+  CHECK(p.cmp.hierarchy_error.mean <= b.hierarchy);
+  CHECK(p.cmp.locality_distance < i.cmp.locality_distance);
+  CHECK(p.cmp.hierarchy_error.mean < i.cmp.hierarchy_error.mean);
+}
+
+}  // namespace
+
+TEST_CASE("psnap on a real program: gzip's recorded Valgrind lackey trace (tests/data)") {
+  // Recorded once (tests/data/README.md says how) so that every machine
+  // measures the same references; a fresh recording's layout moves with the
+  // host (next case).
+  const std::string trace = std::string(HMTT_SOURCE_DIR) + "/tests/data/gzip-gpl3.lackey.hmtt";
+  // PSnAP conclusion / Tables 2-3: 2.2 % L1, 1.9 % L2, 1.8 % L3 on average
+  // (measured on this trace: L1 0.20 %, L2 1.32 %, L3 0.00 %, hierarchies 0.69 %,
+  // the same every run; docs/psnap.md "A real run"), and
+  // the issue's goal, 1 % per level, over the whole hierarchies: met on this
+  // trace, so kept.
+  check_real_program("gzip (recorded)", trace, {.l1 = 0.022, .l2 = 0.019, .l3 = 0.018, .hierarchy = 0.01});
+}
+
+TEST_CASE("psnap on a real program: gzip under valgrind lackey now") {
   if (std::system("valgrind --version >/dev/null 2>&1") != 0 || std::system("gzip --version >/dev/null 2>&1") != 0) {
     MESSAGE("skipped: valgrind or gzip is not installed");
     return;
   }
   // The input: the GPL text every Debian system ships (base-files), 35 KB;
-  // gzip then runs for about 6 M references, start-up included.
+  // gzip then runs for about 7.8 M references, start-up included.
   const std::string input = "/usr/share/common-licenses/GPL-3";
   if (!std::filesystem::exists(input)) {
     MESSAGE("skipped: " << input << " is missing");
@@ -110,28 +156,12 @@ TEST_CASE("psnap on a real program: gzip under valgrind lackey") {
   // Traced from / without address-space randomisation and with an empty environment: the set-associative
   // levels' hit rates depend on where the stack and the heap land, and without this they moved with
   // every run (L2 error 0.7 % in one, 2.9 % in a clean clone's). Pinned, two runs differ in 2 of 7.8 M
-  // references.
+  // references here, but the layout still differs from host to host (Chameleon's sort case failed CI's
+  // on L2), so L2's bound is the paper's plus the spread seen (1.26-1.43 % here) and the recorded
+  // trace's case holds the paper's.
   const std::string cmd = "cd / && env -i PATH=/usr/bin:/bin setarch \"$(uname -m)\" -R valgrind --tool=lackey --trace-mem=yes gzip -c " +
                           input + " > /dev/null 2> '" + trace + "'";
   REQUIRE(std::system(cmd.c_str()) == 0);
-
-  auto psnap = analysis::make_psnap_profiler();
-  auto irm = analysis::make_irm_profiler();
-  const Judged p = judge(*psnap, trace);
-  const Judged i = judge(*irm, trace);
-  MESSAGE("gzip: " << p.cmp.references_a << " references; psnap L1/L2/L3 mean error "
-                   << p.cmp.per_level_error.at("L1").mean << " / " << p.cmp.per_level_error.at("L2").mean << " / "
-                   << p.cmp.per_level_error.at("L3").mean << ", locality distance " << p.cmp.locality_distance
-                   << " (irm " << i.cmp.locality_distance << "), profile " << p.profile_bytes << " bytes");
-  CHECK(p.cmp.references_b == p.cmp.references_a);
-  // PSnAP conclusion / Tables 2-3: 2.2 % L1, 1.9 % L2, 1.8 % L3 on average
-  // (measured on the pinned trace: 0.2 / 1.2 / 0.0 %, docs/psnap.md "A real run").
-  CHECK(p.cmp.per_level_error.at("L1").mean <= 0.022);
-  CHECK(p.cmp.per_level_error.at("L2").mean <= 0.019);
-  CHECK(p.cmp.per_level_error.at("L3").mean <= 0.018);
-  // The issue's goal, 1 % per level: met on this trace, so kept.
-  CHECK(p.cmp.hierarchy_error.mean <= 0.01);
-  CHECK(p.cmp.locality_distance < i.cmp.locality_distance);
-  CHECK(p.cmp.hierarchy_error.mean < i.cmp.hierarchy_error.mean);
+  check_real_program("gzip (now)", trace, {.l1 = 0.022, .l2 = 0.025, .l3 = 0.018, .hierarchy = 0.012});
   std::filesystem::remove_all(dir);
 }
