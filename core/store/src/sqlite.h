@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <type_traits>
 
 #include "hmtt/result.h"
 
@@ -63,6 +64,13 @@ class Stmt {
   void bind_blob(int i, std::span<const std::uint8_t> v) {
     sqlite3_bind_blob64(st_, i, v.data(), v.size(), SQLITE_STATIC);
   }
+  // Binds ?1, ?2, ... to the values in order: strings as text, signed integers as they are,
+  // unsigned ones, enums and bools (0/1) as their 64-bit value.
+  template <class... V>
+  void bind_all(const V&... v) {
+    int i = 0;
+    (bind_value(++i, v), ...);
+  }
   // SQLITE_ROW -> true, SQLITE_DONE -> false, else an error.
   Result<bool> step();
   Status run();  // step to DONE, then reset
@@ -74,6 +82,24 @@ class Stmt {
   int type(int c) const { return sqlite3_column_type(st_, c); }
 
  private:
+  template <class V>
+  void bind_value(int i, const V& v) {
+    if constexpr (std::is_same_v<V, std::string>) {
+      bind(i, v);
+    } else if constexpr (std::is_enum_v<V>) {
+      bind_u64(i, static_cast<std::uint64_t>(v));
+    } else if constexpr (std::is_same_v<V, bool>) {
+      bind_u64(i, v ? 1 : 0);
+    } else {
+      static_assert(std::is_integral_v<V>, "bind_all takes strings, integers, enums and bools");
+      if constexpr (std::is_signed_v<V>) {
+        bind(i, static_cast<std::int64_t>(v));
+      } else {
+        bind_u64(i, v);
+      }
+    }
+  }
+
   sqlite3_stmt* st_ = nullptr;
   const Db* db_ = nullptr;
 };

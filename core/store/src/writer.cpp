@@ -12,6 +12,7 @@
 #include <map>
 #include <mutex>
 #include <thread>
+#include <tuple>
 
 #include "hmtt/store/chunk.h"
 #include "hmtt/store/store.h"
@@ -110,6 +111,10 @@ struct StoreWriter::Impl {
   Status flush_pending();
   Status wait_idle();
   Status in_transaction(const std::function<Status()>& body);
+  // One row per element of `rows` in one transaction: `sql` takes ?1..?n, `columns(row)` gives
+  // the row's values in that order (a std::tie of its fields).
+  template <class T, class Columns>
+  Status insert_rows(const char* sql, std::span<const T> rows, Columns columns);
   Status set_meta_locked(const std::string& key, const std::string& value);
 };
 
@@ -259,6 +264,19 @@ Status StoreWriter::Impl::in_transaction(const std::function<Status()>& body) {
     return st;
   }
   return db.exec("COMMIT");
+}
+
+template <class T, class Columns>
+Status StoreWriter::Impl::insert_rows(const char* sql, std::span<const T> rows, Columns columns) {
+  return in_transaction([&]() -> Status {
+    sql::Stmt st;
+    HMTT_TRY(st.prepare(db, sql));
+    for (const T& row : rows) {
+      std::apply([&](const auto&... v) { st.bind_all(v...); }, columns(row));
+      HMTT_TRY(st.run());
+    }
+    return Status::success();
+  });
 }
 
 Status StoreWriter::Impl::set_meta_locked(const std::string& key, const std::string& value) {
@@ -441,72 +459,26 @@ std::uint64_t StoreWriter::committed_chunks() const { return impl_->committed_ch
 std::uint64_t StoreWriter::committed_references() const { return impl_->committed_refs.load(); }
 
 Status StoreWriter::add_events(std::span<const Event> events) {
-  return impl_->in_transaction([&]() -> Status {
-    sql::Stmt st;
-    HMTT_TRY(st.prepare(impl_->db, "INSERT INTO event(time,type,board,link,value,write,note) VALUES(?1,?2,?3,?4,?5,?6,?7)"));
-    for (const auto& e : events) {
-      st.bind_u64(1, e.time);
-      st.bind_u64(2, static_cast<std::uint64_t>(e.type));
-      st.bind_u64(3, e.board);
-      st.bind_u64(4, e.link);
-      st.bind_u64(5, e.value);
-      st.bind_u64(6, e.write ? 1 : 0);
-      st.bind(7, e.note);
-      HMTT_TRY(st.run());
-    }
-    return Status::success();
-  });
+  return impl_->insert_rows(
+      "INSERT INTO event(time,type,board,link,value,write,note) VALUES(?1,?2,?3,?4,?5,?6,?7)", events,
+      [](const Event& e) { return std::tie(e.time, e.type, e.board, e.link, e.value, e.write, e.note); });
 }
 
 Status StoreWriter::add_page_map(std::span<const PageMapEntry> entries) {
-  return impl_->in_transaction([&]() -> Status {
-    sql::Stmt st;
-    HMTT_TRY(st.prepare(impl_->db, "INSERT INTO page_map VALUES(?1,?2,?3,?4,?5,?6,?7)"));
-    for (const auto& e : entries) {
-      st.bind_u64(1, e.seq);
-      st.bind_u64(2, e.time);
-      st.bind_u64(3, e.pid);
-      st.bind_u64(4, e.vpage);
-      st.bind_u64(5, e.ppage);
-      st.bind_u64(6, e.pte_addr);
-      st.bind_u64(7, e.unmap ? 1 : 0);
-      HMTT_TRY(st.run());
-    }
-    return Status::success();
+  return impl_->insert_rows("INSERT INTO page_map VALUES(?1,?2,?3,?4,?5,?6,?7)", entries, [](const PageMapEntry& e) {
+    return std::tie(e.seq, e.time, e.pid, e.vpage, e.ppage, e.pte_addr, e.unmap);
   });
 }
 
 Status StoreWriter::add_dma(std::span<const DmaEntry> entries) {
-  return impl_->in_transaction([&]() -> Status {
-    sql::Stmt st;
-    HMTT_TRY(st.prepare(impl_->db, "INSERT INTO dma VALUES(?1,?2,?3,?4,?5,?6,?7)"));
-    for (const auto& e : entries) {
-      st.bind_u64(1, e.seq);
-      st.bind_u64(2, e.time);
-      st.bind(3, e.device);
-      st.bind_u64(4, e.phys);
-      st.bind_u64(5, e.size);
-      st.bind_u64(6, e.direction);
-      st.bind_u64(7, e.unmap ? 1 : 0);
-      HMTT_TRY(st.run());
-    }
-    return Status::success();
+  return impl_->insert_rows("INSERT INTO dma VALUES(?1,?2,?3,?4,?5,?6,?7)", entries, [](const DmaEntry& e) {
+    return std::tie(e.seq, e.time, e.device, e.phys, e.size, e.direction, e.unmap);
   });
 }
 
 Status StoreWriter::add_processes(std::span<const Process> processes) {
-  return impl_->in_transaction([&]() -> Status {
-    sql::Stmt st;
-    HMTT_TRY(st.prepare(impl_->db, "INSERT INTO process VALUES(?1,?2,?3,?4)"));
-    for (const auto& p : processes) {
-      st.bind_u64(1, p.pid);
-      st.bind(2, p.name);
-      st.bind_u64(3, p.first_time);
-      st.bind_u64(4, p.last_time);
-      HMTT_TRY(st.run());
-    }
-    return Status::success();
-  });
+  return impl_->insert_rows("INSERT INTO process VALUES(?1,?2,?3,?4)", processes,
+                            [](const Process& p) { return std::tie(p.pid, p.name, p.first_time, p.last_time); });
 }
 
 Status StoreWriter::add_reports(std::span<const Report> reports) {
@@ -545,23 +517,11 @@ Status StoreWriter::add_profile(const Profile& profile) {
 }
 
 Status StoreWriter::set_link_stats(std::span<const LinkStats> links) {
-  return impl_->in_transaction([&]() -> Status {
-    sql::Stmt st;
-    HMTT_TRY(st.prepare(impl_->db, "INSERT OR REPLACE INTO link VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9)"));
-    for (const auto& l : links) {
-      st.bind_u64(1, l.board);
-      st.bind_u64(2, l.link);
-      st.bind_u64(3, l.frames);
-      st.bind_u64(4, l.records);
-      st.bind_u64(5, l.gap_frames);
-      st.bind_u64(6, l.late_frames);
-      st.bind_u64(7, l.duplicate_frames);
-      st.bind_u64(8, l.bad_frames);
-      st.bind_u64(9, l.fifo_lost_records);
-      HMTT_TRY(st.run());
-    }
-    return Status::success();
-  });
+  return impl_->insert_rows(
+      "INSERT OR REPLACE INTO link VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9)", links, [](const LinkStats& l) {
+        return std::tie(l.board, l.link, l.frames, l.records, l.gap_frames, l.late_frames, l.duplicate_frames,
+                        l.bad_frames, l.fifo_lost_records);
+      });
 }
 
 Status StoreWriter::set_meta(const std::string& key, const std::string& value) {
