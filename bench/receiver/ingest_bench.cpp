@@ -19,9 +19,6 @@
 #include "hmtt/host/capture.h"
 #include "counting_sink.h"
 #include "hmtt/host/pcap_source.h"
-#if HMTT_HOST_HAS_STORE
-#include "hmtt/host/store_sink.h"
-#endif
 
 using namespace hmtt;
 
@@ -129,26 +126,12 @@ int main(int argc, char** argv) {
     }
     std::vector<std::unique_ptr<host::LinkSource>> sources;
     sources.push_back(std::move(*src));
-    bench::CountingSink counting;
-    host::CaptureSink* sink = &counting;
-#if HMTT_HOST_HAS_STORE
-    std::unique_ptr<host::StoreCaptureSink> store_sink;
-    if (!store_path.empty()) {
-      store::CaptureInfo info;
-      info.tick_ps = 5000;
-      info.source = "board";
-      store::WriterOptions wo;
-      wo.overwrite = true;
-      auto s = host::StoreCaptureSink::create(store_path, info, wo);
-      if (!s) {
-        std::fprintf(stderr, "%s\n", s.error().message.c_str());
-        return 1;
-      }
-      store_sink = std::move(*s);
-      sink = store_sink.get();
+    bench::BenchSink sink;
+    if (Status st = sink.open(store_path); !st) {
+      std::fprintf(stderr, "%s\n", st.error().message.c_str());
+      return 1;
     }
-#endif
-    host::Receiver rx(*sink, {});
+    host::Receiver rx(sink.get(), {});
     host::CaptureOptions co;
     co.reader_threads = threads;
     const double c0 = cpu_seconds();

@@ -12,9 +12,6 @@
 #include "counting_sink.h"
 #include "hmtt/host/capture.h"
 #include "hmtt/host/udp_source.h"
-#if HMTT_HOST_HAS_STORE
-#include "hmtt/host/store_sink.h"
-#endif
 
 using namespace hmtt;
 
@@ -47,29 +44,15 @@ int main(int argc, char** argv) {
   const int granted = (*src)->receive_buffer_bytes();
   std::vector<std::unique_ptr<host::LinkSource>> sources;
   sources.push_back(std::move(*src));
-  bench::CountingSink counting;
-  host::CaptureSink* sink = &counting;
-#if HMTT_HOST_HAS_STORE
-  std::unique_ptr<host::StoreCaptureSink> store_sink;
-  if (!store_path.empty()) {
-    store::CaptureInfo info;
-    info.tick_ps = 5000;
-    info.source = "board";
-    store::WriterOptions wo;
-    wo.overwrite = true;
-    auto s = host::StoreCaptureSink::create(store_path, info, wo);
-    if (!s) {
-      std::fprintf(stderr, "%s\n", s.error().message.c_str());
-      return 1;
-    }
-    store_sink = std::move(*s);
-    sink = store_sink.get();
+  bench::BenchSink sink;
+  if (Status st = sink.open(store_path); !st) {
+    std::fprintf(stderr, "%s\n", st.error().message.c_str());
+    return 1;
   }
-#endif
   host::ReceiverOptions ro;
   ro.live = true;
   ro.ports.base = (*ports)[0];
-  host::Receiver rx(*sink, ro);
+  host::Receiver rx(sink.get(), ro);
   host::StopSignal stop;
   host::CaptureOptions co;
   co.duration_s = duration;
