@@ -89,7 +89,8 @@ TEST_CASE("psnap replay: hit rates and locality surface beat the IRM baseline on
   REQUIRE(icmp.ok());
   MESSAGE("psnap locality distance " << cmp->locality_distance << ", irm " << icmp->locality_distance
                                      << "; psnap L1 error " << cmp->per_level_error.at("L1").mean << ", irm "
-                                     << icmp->per_level_error.at("L1").mean);
+                                     << icmp->per_level_error.at("L1").mean << "; psnap L2 / L3 error "
+                                     << cmp->per_level_error.at("L2").mean << " / " << cmp->per_level_error.at("L3").mean);
   CHECK(cmp->locality_distance < icmp->locality_distance);
   CHECK(cmp->hierarchy_error.mean < icmp->hierarchy_error.mean);
 }

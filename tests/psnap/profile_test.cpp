@@ -120,6 +120,31 @@ TEST_CASE("psnap merge: regions touched a few times (pointer chasing) become one
   CHECK(bin_count(*merged, "random") == 99);
 }
 
+TEST_CASE("psnap merge: the merged stream's returns to its lines are kept (jump_reuse by distance)") {
+  // 5 windows of one loop, each walking a 100-node list twice: 1000 merged
+  // accesses; the first 100 find new lines, the other 900 return to the
+  // line of 100 merged accesses earlier (bin 6: 64 <= 100 < 128), except
+  // that a window's first merged access is no random stride (not counted).
+  const auto t = psnap_test::list_walks(5);
+  const auto p = profile_of(t, PsnapKnobs{.window = 1000});
+  REQUIRE(p.loops.size() == 1);
+  CHECK(p.loops[0].instances == 5);
+  const RegionProfile* merged = nullptr;
+  for (const auto& r : p.loops[0].regions)
+    if (r.merged) merged = &r;
+  REQUIRE(merged != nullptr);
+  CHECK(merged->merged == 500);  // 100 node regions in each of 5 windows
+  CHECK(merged->count == 1000);
+  CHECK(merged->working_set == 100);
+  CHECK(bin_count(*merged, "random") == 5 * 199);
+  for (int k = 0; k < RegionProfile::kJumpBins; ++k)
+    CHECK_MESSAGE(merged->jump_reuse[static_cast<std::size_t>(k)] == (k == 6 ? 900u - 4u : 0u), "bin " << k);
+  // With merge_below=2 a node region's 2 accesses a window keep it a
+  // region of its own: nothing is merged.
+  const auto q = profile_of(t, PsnapKnobs{.window = 1000, .merge_below = 2});
+  for (const auto& r : q.loops[0].regions) CHECK(r.merged == 0);
+}
+
 TEST_CASE("psnap loops: windows of the same phase share a loop; the order is run-length encoded") {
   std::vector<Reference> t;
   auto phase = [&](std::uint64_t base) {

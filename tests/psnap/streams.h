@@ -48,4 +48,23 @@ inline std::vector<hmtt::Reference> mixed(int phases) {
   return t;
 }
 
+// A list of `nodes` nodes, one per 4 KB page, walked twice in every window of
+// 1000 references (so each node's region has 2 accesses a window and is
+// merged), between 800 reads of a hot 400-byte array; `windows` windows.
+// Every visit after the first walk returns to the line visited `nodes`
+// list visits earlier.
+inline std::vector<hmtt::Reference> list_walks(int windows, std::uint64_t nodes = 100) {
+  std::vector<hmtt::Reference> t;
+  std::uint64_t hot = 0;
+  for (int w = 0; w < windows; ++w) {
+    for (int pass = 0; pass < 2; ++pass)
+      for (std::uint64_t n = 0; n < nodes; ++n) {
+        t.push_back(ref(0x10000000 + 4096 * ((n * 37) % nodes) + 8));
+        for (int k = 0; k < 4; ++k) t.push_back(ref(0x200000 + 8 * (hot++ % 50)));
+      }
+  }
+  for (std::size_t i = 0; i < t.size(); ++i) t[i].time = i;
+  return t;
+}
+
 }  // namespace psnap_test

@@ -56,6 +56,10 @@ struct RegionAccumulator {
   std::map<std::uint32_t, std::uint64_t> sizes;
   std::uint64_t cursor = 0;  // the previous address (strides are taken from it)
   int prev_bin = -1;
+  // (trace ordinal, 64-byte line) of each access while the region is young
+  // enough to be merged at the end of its window (fewer than merge_below
+  // accesses): the merged stream's line reuse is taken from them.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> early;
 
   // How many of this region's accesses ago `line` was last touched (0: never);
   // records this access as its last.
@@ -146,9 +150,10 @@ struct RegionAccumulator {
 // neighbour absorbs it).
 class RegionFinder {
  public:
-  explicit RegionFinder(std::uint64_t distance) : d_(distance) {}
+  RegionFinder(std::uint64_t distance, std::uint64_t merge_below) : d_(distance), merge_below_(merge_below) {}
 
-  std::uint32_t access(const Reference& ref) {
+  // `ordinal`: the reference's index in the trace.
+  std::uint32_t access(const Reference& ref, std::uint64_t ordinal) {
     auto& index = ref.kind == Kind::IFetch ? code_ : data_;
     const std::uint64_t a = ref.address;
     std::uint32_t r = UINT32_MAX;
@@ -164,16 +169,19 @@ class RegionFinder {
       alias_.push_back(r);
       regions_[r].access(ref);
       index.emplace(a, r);
-    } else {
-      const std::uint64_t old_base = regions_[r].p.base;
-      regions_[r].access(ref);
-      if (regions_[r].p.base != old_base) {
-        index.erase(old_base);
-        index.emplace(regions_[r].p.base, r);
-      }
-      r = coalesce(index, r);
+      if (merge_below_ > 1) regions_[r].early.emplace_back(ordinal, a >> 6);
+      return r;  // nothing is within reach of it (it would have joined)
     }
-    return r;
+    auto& acc = regions_[r];
+    const std::uint64_t old_base = acc.p.base;
+    acc.access(ref);
+    if (acc.p.base != old_base) {
+      index.erase(old_base);
+      index.emplace(acc.p.base, r);
+    }
+    if (acc.p.count < merge_below_) acc.early.emplace_back(ordinal, a >> 6);
+    else if (!acc.early.empty()) std::vector<std::pair<std::uint64_t, std::uint64_t>>().swap(acc.early);
+    return coalesce(index, r);
   }
 
   std::uint32_t root(std::uint32_t r) const {
@@ -203,6 +211,12 @@ class RegionFinder {
       index.erase(regions_[keep].p.base);
       index.erase(regions_[gone].p.base);
       regions_[keep].absorb(regions_[gone]);
+      auto& early = regions_[keep].early;
+      if (regions_[keep].p.count < merge_below_) {
+        early.insert(early.end(), regions_[gone].early.begin(), regions_[gone].early.end());
+      } else {
+        std::vector<std::pair<std::uint64_t, std::uint64_t>>().swap(early);
+      }
       regions_[keep].cursor = cursor;
       regions_[keep].prev_bin = prev_bin;
       regions_[gone] = RegionAccumulator{};
@@ -213,6 +227,7 @@ class RegionFinder {
   }
 
   std::uint64_t d_;
+  std::uint64_t merge_below_;
   std::vector<RegionAccumulator> regions_;
   std::vector<std::uint32_t> alias_;
   std::map<std::uint64_t, std::uint32_t> code_, data_;  // base -> region id (roots only)
@@ -226,6 +241,10 @@ struct LoopAccumulator {
   std::vector<RegionAccumulator> regions;
   std::vector<std::uint32_t> alias;
   std::uint32_t scatter[2] = {UINT32_MAX, UINT32_MAX};  // merged region per class (data, code)
+  // The merged stream of each class, over all windows: 64-byte line -> its
+  // ordinal in that stream when last touched, and the stream's length.
+  std::unordered_map<std::uint64_t, std::uint64_t> scatter_last[2];
+  std::uint64_t scatter_accesses[2] = {0, 0};
 
   std::uint32_t root(std::uint32_t r) const {
     while (alias[r] != r) r = alias[r];
@@ -259,7 +278,7 @@ double jaccard(const std::vector<std::uint64_t>& a, const std::vector<std::uint6
 }  // namespace
 
 struct StreamProfiler::State {
-  explicit State(const PsnapKnobs& k) : knobs(k), finder(k.region_distance) {}
+  explicit State(const PsnapKnobs& k) : knobs(k), finder(k.region_distance, k.merge_below) {}
   PsnapKnobs knobs;
   std::uint64_t references = 0;
   // The open window.
@@ -286,6 +305,7 @@ void StreamProfiler::State::close_window() {
   std::vector<std::uint32_t> local(raw.size(), UINT32_MAX);  // root id -> window region index
   std::vector<RegionAccumulator> regions;
   std::uint32_t scatter[2] = {UINT32_MAX, UINT32_MAX};
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> scattered[2];  // the merged accesses, (ordinal, line)
   for (std::uint32_t r = 0; r < raw.size(); ++r) {
     if (finder.root(r) != r) continue;
     const auto& acc = raw[r];
@@ -295,7 +315,10 @@ void StreamProfiler::State::close_window() {
       continue;
     }
     auto& s = scatter[acc.p.code ? 1 : 0];
+    auto& sc = scattered[acc.p.code ? 1 : 0];
+    sc.insert(sc.end(), acc.early.begin(), acc.early.end());
     RegionAccumulator single = acc;
+    single.early.clear();
     single.p.merged = 1;
     single.exact.clear();
     single.p.strides.fill(0);
@@ -392,12 +415,33 @@ void StreamProfiler::State::close_window() {
     }
   }
   auto& L = loops[loop];
+  // 4. The merged stream's returns: a merged access whose line the loop's
+  //    merged stream touched d of its accesses earlier counts in its region's
+  //    jump_reuse (bin k: 2^k <= d < 2^(k+1)), so replay returns to lines as
+  //    the pointer chasing did instead of scattering over the working set.
+  //    The window's first merged access is left out: it is no random stride.
+  for (int cls = 0; cls < 2; ++cls) {
+    auto& sc = scattered[cls];
+    if (sc.empty() || L.scatter[cls] == UINT32_MAX) continue;
+    std::sort(sc.begin(), sc.end());
+    auto& reuse = L.regions[L.scatter[cls]].p.jump_reuse;
+    auto& seen = L.scatter_last[cls];
+    auto& n = L.scatter_accesses[cls];
+    for (std::size_t i = 0; i < sc.size(); ++i, ++n) {
+      auto [it, fresh] = seen.try_emplace(sc[i].second, n);
+      if (fresh) continue;
+      const std::uint64_t d = n - it->second;
+      it->second = n;
+      const int k = static_cast<int>(std::bit_width(d)) - 1;
+      if (i > 0 && k < RegionProfile::kJumpBins) ++reuse[static_cast<std::size_t>(k)];
+    }
+  }
   ++L.instances;
   L.references += in_window;
   if (!order.empty() && order.back().first == loop) ++order.back().second;
   else order.emplace_back(loop, 1);
 
-  finder = RegionFinder(knobs.region_distance);
+  finder = RegionFinder(knobs.region_distance, knobs.merge_below);
   in_window = 0;
   pattern.clear();
   pattern_full = false;
@@ -411,7 +455,7 @@ StreamProfiler::~StreamProfiler() = default;
 
 void StreamProfiler::access(const Reference& ref) {
   auto& s = *s_;
-  const std::uint32_t r = s.finder.access(ref);
+  const std::uint32_t r = s.finder.access(ref, s.references);
   const bool same = s.last_region != UINT32_MAX && s.finder.root(s.last_region) == r;
   if (!same) s.finder.count_run(r);
   s.last_region = r;
