@@ -56,16 +56,18 @@ struct RegionAccumulator {
   std::map<std::uint32_t, std::uint64_t> sizes;
   std::uint64_t cursor = 0;  // the previous address (strides are taken from it)
   int prev_bin = -1;
-  // (trace ordinal, 64-byte line) of each access while the region is young
-  // enough to be merged at the end of its window (fewer than merge_below
-  // accesses): the merged stream's line reuse is taken from them.
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> early;
+  bool ranged = false;  // base and last were set before the first access (a loop region)
+  std::uint64_t window_start = 0;  // p.count when the current window began (returns are within a window)
 
   // How many of this region's accesses ago `line` was last touched (0: never);
   // records this access as its last.
   std::uint64_t touch(std::uint64_t line) {
     auto [it, fresh] = lines.try_emplace(line, p.count);
     if (fresh) return 0;
+    if (it->second < window_start) {
+      it->second = p.count;
+      return 0;
+    }
     const std::uint64_t d = p.count - it->second;
     it->second = p.count;
     return d;
@@ -74,7 +76,8 @@ struct RegionAccumulator {
   void access(const Reference& ref) {
     const std::uint64_t a = ref.address;
     if (p.count == 0) {
-      p.base = p.last = p.first = a;
+      if (!ranged) p.base = p.last = a;
+      p.first = a;
       touch(a >> 6);
     } else {
       const auto stride = static_cast<std::int64_t>(a - cursor);
@@ -150,10 +153,9 @@ struct RegionAccumulator {
 // neighbour absorbs it).
 class RegionFinder {
  public:
-  RegionFinder(std::uint64_t distance, std::uint64_t merge_below) : d_(distance), merge_below_(merge_below) {}
+  explicit RegionFinder(std::uint64_t distance) : d_(distance) {}
 
-  // `ordinal`: the reference's index in the trace.
-  std::uint32_t access(const Reference& ref, std::uint64_t ordinal) {
+  std::uint32_t access(const Reference& ref) {
     auto& index = ref.kind == Kind::IFetch ? code_ : data_;
     const std::uint64_t a = ref.address;
     std::uint32_t r = UINT32_MAX;
@@ -169,7 +171,6 @@ class RegionFinder {
       alias_.push_back(r);
       regions_[r].access(ref);
       index.emplace(a, r);
-      if (merge_below_ > 1) regions_[r].early.emplace_back(ordinal, a >> 6);
       return r;  // nothing is within reach of it (it would have joined)
     }
     auto& acc = regions_[r];
@@ -179,8 +180,6 @@ class RegionFinder {
       index.erase(old_base);
       index.emplace(acc.p.base, r);
     }
-    if (acc.p.count < merge_below_) acc.early.emplace_back(ordinal, a >> 6);
-    else if (!acc.early.empty()) std::vector<std::pair<std::uint64_t, std::uint64_t>>().swap(acc.early);
     return coalesce(index, r);
   }
 
@@ -211,12 +210,6 @@ class RegionFinder {
       index.erase(regions_[keep].p.base);
       index.erase(regions_[gone].p.base);
       regions_[keep].absorb(regions_[gone]);
-      auto& early = regions_[keep].early;
-      if (regions_[keep].p.count < merge_below_) {
-        early.insert(early.end(), regions_[gone].early.begin(), regions_[gone].early.end());
-      } else {
-        std::vector<std::pair<std::uint64_t, std::uint64_t>>().swap(early);
-      }
       regions_[keep].cursor = cursor;
       regions_[keep].prev_bin = prev_bin;
       regions_[gone] = RegionAccumulator{};
@@ -227,7 +220,6 @@ class RegionFinder {
   }
 
   std::uint64_t d_;
-  std::uint64_t merge_below_;
   std::vector<RegionAccumulator> regions_;
   std::vector<std::uint32_t> alias_;
   std::map<std::uint64_t, std::uint32_t> code_, data_;  // base -> region id (roots only)
@@ -241,10 +233,6 @@ struct LoopAccumulator {
   std::vector<RegionAccumulator> regions;
   std::vector<std::uint32_t> alias;
   std::uint32_t scatter[2] = {UINT32_MAX, UINT32_MAX};  // merged region per class (data, code)
-  // The merged stream of each class, over all windows: 64-byte line -> its
-  // ordinal in that stream when last touched, and the stream's length.
-  std::unordered_map<std::uint64_t, std::uint64_t> scatter_last[2];
-  std::uint64_t scatter_accesses[2] = {0, 0};
 
   std::uint32_t root(std::uint32_t r) const {
     while (alias[r] != r) r = alias[r];
@@ -278,12 +266,13 @@ double jaccard(const std::vector<std::uint64_t>& a, const std::vector<std::uint6
 }  // namespace
 
 struct StreamProfiler::State {
-  explicit State(const PsnapKnobs& k) : knobs(k), finder(k.region_distance, k.merge_below) {}
+  explicit State(const PsnapKnobs& k) : knobs(k), finder(k.region_distance) {}
   PsnapKnobs knobs;
   std::uint64_t references = 0;
   // The open window.
   RegionFinder finder;
   std::uint64_t in_window = 0;
+  std::vector<std::pair<Reference, std::uint32_t>> log;  // the window's references and their regions then
   std::vector<std::pair<std::uint32_t, std::uint64_t>> pattern;  // window-local region ids, runs
   bool pattern_full = false;
   std::uint32_t last_region = UINT32_MAX;
@@ -298,49 +287,36 @@ struct StreamProfiler::State {
 
 void StreamProfiler::State::close_window() {
   if (in_window == 0) return;
-  // 1. The window's regions; the ones touched fewer than merge_below times
-  //    (pointer chasing) are merged into one region per class, profiled as
-  //    one stream of random strides.
+  // 1. The window's regions (their ranges): the ones touched fewer than
+  //    merge_below times (pointer chasing) are merged into one region per
+  //    class.
   const auto& raw = finder.regions();
+  struct Slot {
+    std::uint64_t base = 0, last = 0;
+    bool code = false;
+    std::uint64_t merged = 0;  // >0: the merged region, standing for this many regions
+  };
   std::vector<std::uint32_t> local(raw.size(), UINT32_MAX);  // root id -> window region index
-  std::vector<RegionAccumulator> regions;
+  std::vector<Slot> regions;
   std::uint32_t scatter[2] = {UINT32_MAX, UINT32_MAX};
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> scattered[2];  // the merged accesses, (ordinal, line)
   for (std::uint32_t r = 0; r < raw.size(); ++r) {
     if (finder.root(r) != r) continue;
-    const auto& acc = raw[r];
-    if (acc.p.count >= knobs.merge_below) {
+    const auto& acc = raw[r].p;
+    if (acc.count >= knobs.merge_below) {
       local[r] = static_cast<std::uint32_t>(regions.size());
-      regions.push_back(acc);
+      regions.push_back({acc.base, acc.last, acc.code, 0});
       continue;
     }
-    auto& s = scatter[acc.p.code ? 1 : 0];
-    auto& sc = scattered[acc.p.code ? 1 : 0];
-    sc.insert(sc.end(), acc.early.begin(), acc.early.end());
-    RegionAccumulator single = acc;
-    single.early.clear();
-    single.p.merged = 1;
-    single.exact.clear();
-    single.p.strides.fill(0);
-    single.p.jump_reuse.fill(0);
-    single.p.move_reuse.fill(0);
-    single.p.moves = 0;
-    std::fill(single.p.transitions.begin(), single.p.transitions.end(), 0);
+    auto& s = scatter[acc.code ? 1 : 0];
     if (s == UINT32_MAX) {
       s = static_cast<std::uint32_t>(regions.size());
-      regions.push_back(std::move(single));
+      regions.push_back({acc.base, acc.last, acc.code, 1});
     } else {
-      regions[s].absorb(single);
+      regions[s].base = std::min(regions[s].base, acc.base);
+      regions[s].last = std::max(regions[s].last, acc.last);
+      ++regions[s].merged;
     }
     local[r] = s;
-  }
-  for (const auto s : scatter) {
-    if (s == UINT32_MAX) continue;
-    auto& p = regions[s].p;
-    p.strides.fill(0);
-    p.strides[kRandomBin] = p.count > 1 ? p.count - 1 : 0;
-    std::fill(p.transitions.begin(), p.transitions.end(), 0);
-    p.transitions[kRandomBin * kStrideBins + kRandomBin] = p.count > 2 ? p.count - 2 : 0;
   }
 
   // 2. Which loop: the one whose signature overlaps most, if enough. A loop
@@ -365,17 +341,25 @@ void StreamProfiler::State::close_window() {
     }
   }
   const std::uint64_t instance = loop == UINT32_MAX ? 0 : loops[loop].instances;
-  for (auto& w : regions) w.p.first_instance = w.p.last_instance = instance;
-  std::vector<std::uint32_t> to_loop(regions.size());
+  auto fresh = [&](const Slot& w) {
+    RegionAccumulator a;
+    a.p.base = w.base;
+    a.p.last = w.last;
+    a.ranged = true;
+    a.p.code = w.code;
+    a.p.merged = w.merged;
+    a.p.first_instance = a.p.last_instance = instance;
+    return a;
+  };
+  std::vector<std::uint32_t> to_loop(regions.size());  // window region -> loop region
   if (loop == UINT32_MAX) {
     loop = static_cast<std::uint32_t>(loops.size());
     loops.emplace_back();
     auto& L = loops.back();
     L.pages = std::move(sig);
     for (std::uint32_t i = 0; i < regions.size(); ++i) {
-      const bool is_scatter = regions[i].p.merged > 0;
-      to_loop[i] = L.add(std::move(regions[i]));
-      if (is_scatter) L.scatter[L.regions[to_loop[i]].p.code ? 1 : 0] = to_loop[i];
+      to_loop[i] = L.add(fresh(regions[i]));
+      if (regions[i].merged > 0) L.scatter[regions[i].code ? 1 : 0] = to_loop[i];
     }
     L.pattern.reserve(pattern.size());
     for (const auto& [id, n] : pattern) {
@@ -389,59 +373,71 @@ void StreamProfiler::State::close_window() {
     //    loop's merged region of their class.
     auto& L = loops[loop];
     const std::uint64_t d = knobs.region_distance;
-    for (auto& w : regions) {
-      const int cls = w.p.code ? 1 : 0;
-      if (w.p.merged > 0) {
-        auto& s = L.scatter[cls];
-        if (s == UINT32_MAX) s = L.add(std::move(w));
-        else L.regions[s].absorb(w);
+    auto widen = [&](std::uint32_t r, const Slot& w) {
+      auto& q = L.regions[r].p;
+      q.base = std::min(q.base, w.base);
+      q.last = std::max(q.last, w.last);
+      q.merged += w.merged;
+      q.first_instance = std::min(q.first_instance, instance);
+      q.last_instance = std::max(q.last_instance, instance);
+    };
+    for (std::uint32_t i = 0; i < regions.size(); ++i) {
+      const Slot& w = regions[i];
+      if (w.merged > 0) {
+        auto& s = L.scatter[w.code ? 1 : 0];
+        if (s == UINT32_MAX) s = L.add(fresh(w));
+        else widen(s, w);
+        to_loop[i] = s;
         continue;
       }
       std::uint32_t into = UINT32_MAX;
       for (std::uint32_t r = 0; r < L.regions.size(); ++r) {
-        if (L.alias[r] != r || L.regions[r].p.merged > 0 || L.regions[r].p.code != w.p.code) continue;
+        if (L.alias[r] != r || L.regions[r].p.merged > 0 || L.regions[r].p.code != w.code) continue;
         const auto& q = L.regions[r].p;
-        if (q.base > w.p.last + d || q.last + d < w.p.base) continue;
+        if (q.base > w.last + d || q.last + d < w.base) continue;
         if (into == UINT32_MAX) {
           into = r;
-          L.regions[r].absorb(w);
+          widen(r, w);
         } else {
           L.regions[into].absorb(L.regions[r]);
           L.regions[r] = RegionAccumulator{};
           L.alias[r] = into;
         }
       }
-      if (into == UINT32_MAX) L.add(std::move(w));
+      to_loop[i] = into == UINT32_MAX ? L.add(fresh(w)) : into;
     }
   }
   auto& L = loops[loop];
-  // 4. The merged stream's returns: a merged access whose line the loop's
-  //    merged stream touched d of its accesses earlier counts in its region's
-  //    jump_reuse (bin k: 2^k <= d < 2^(k+1)), so replay returns to lines as
-  //    the pointer chasing did instead of scattering over the working set.
-  //    The window's first merged access is left out: it is no random stride.
-  for (int cls = 0; cls < 2; ++cls) {
-    auto& sc = scattered[cls];
-    if (sc.empty() || L.scatter[cls] == UINT32_MAX) continue;
-    std::sort(sc.begin(), sc.end());
-    auto& reuse = L.regions[L.scatter[cls]].p.jump_reuse;
-    auto& seen = L.scatter_last[cls];
-    auto& n = L.scatter_accesses[cls];
-    for (std::size_t i = 0; i < sc.size(); ++i, ++n) {
-      auto [it, fresh] = seen.try_emplace(sc[i].second, n);
-      if (fresh) continue;
-      const std::uint64_t d = n - it->second;
-      it->second = n;
-      const int k = static_cast<int>(std::bit_width(d)) - 1;
-      if (i > 0 && k < RegionProfile::kJumpBins) ++reuse[static_cast<std::size_t>(k)];
-    }
+  // 4. The window's references, in order, go to the loop regions they now
+  //    belong to, so each loop region's strides, stride-order graph and
+  //    returns are those of its own stream: the jumps between window
+  //    regions that joined one loop region (a lattice of small regions
+  //    walked in turn, a merged pointer chase) are strides of that stream.
+  //    A run is a stretch of the window's references in one loop region.
+  //    Returns to a line (jump_reuse, move_reuse) count within the window,
+  //    as when each window's regions were profiled alone: counted across
+  //    windows, the returns from one instance of a loop to the lines of an
+  //    earlier one made replay return so often that gzip's synthetic stream
+  //    missed L1 a seventh as often as gzip (L2 error 0.9 -> 28 %). The
+  //    merged region's count across windows: its pointer chase revisits
+  //    nodes from window to window, and without those returns replay
+  //    scattered xz's merged accesses over 9,738 lines (docs/accuracy.md).
+  for (auto& acc : L.regions) acc.window_start = acc.p.merged ? 0 : acc.p.count;
+  std::uint32_t prev = UINT32_MAX;
+  for (const auto& [ref, id] : log) {
+    const std::uint32_t r = L.root(to_loop[local[finder.root(id)]]);
+    auto& acc = L.regions[r];
+    if (r != prev) ++acc.p.runs;
+    prev = r;
+    acc.access(ref);
   }
   ++L.instances;
   L.references += in_window;
   if (!order.empty() && order.back().first == loop) ++order.back().second;
   else order.emplace_back(loop, 1);
 
-  finder = RegionFinder(knobs.region_distance, knobs.merge_below);
+  finder = RegionFinder(knobs.region_distance);
+  log.clear();
   in_window = 0;
   pattern.clear();
   pattern_full = false;
@@ -455,7 +451,8 @@ StreamProfiler::~StreamProfiler() = default;
 
 void StreamProfiler::access(const Reference& ref) {
   auto& s = *s_;
-  const std::uint32_t r = s.finder.access(ref, s.references);
+  const std::uint32_t r = s.finder.access(ref);
+  s.log.emplace_back(ref, r);
   const bool same = s.last_region != UINT32_MAX && s.finder.root(s.last_region) == r;
   if (!same) s.finder.count_run(r);
   s.last_region = r;
