@@ -15,7 +15,10 @@
 // gives two windows the same loop when the 4 KB pages they touch overlap by at
 // least `loop_similarity` (Jaccard index). A loop's regions then aggregate
 // every window of that loop, so the profile grows with the number of distinct
-// phases (code complexity), not with the run time.
+// phases (code complexity), not with the run time. A window's regions only
+// set the loop regions' ranges: each loop region's strides, graph, returns
+// and runs are measured on its own stream (the window's references replayed
+// into the loop regions they joined).
 //
 // Replay concatenates loop streams in the recorded order; within a loop the
 // pattern buffer (the region order of the loop's first `pattern_buffer`
