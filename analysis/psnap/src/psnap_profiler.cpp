@@ -88,6 +88,9 @@ class PsnapProfiler final : public Profiler {
       return make_error("parameter 'encoding': '" + *encoding + "' is not binary, binary-stored or json");
     if (*pattern == 0) return make_error("parameter 'pattern_buffer': must be at least 1");
     if (*window == 0) return make_error("parameter 'window': must be at least 1");
+    if (*window > psnap::kMaxWindow)
+      return make_error("parameter 'window': at most " + std::to_string(psnap::kMaxWindow) +
+                        " references (the profiler holds a window's references, 32 bytes each)");
     if (!(*similarity >= 0.0 && *similarity <= 1.0)) return make_error("parameter 'loop_similarity': must be within 0..1");
     k.region_distance = *distance;
     k.pattern_buffer = *pattern;

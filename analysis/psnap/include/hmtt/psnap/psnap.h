@@ -55,6 +55,10 @@ int stride_bin_of_label(std::string_view label);
 // pages), or the 4 KB pages they touch.
 enum class LoopSignature : std::uint8_t { Pages = 0, Code = 1 };
 
+// The largest `window`: the profiler keeps a window's references (32 bytes
+// each) until the window closes, so this bounds that buffer at 128 MiB.
+inline constexpr std::uint64_t kMaxWindow = std::uint64_t{1} << 22;
+
 struct PsnapKnobs {
   std::uint64_t region_distance = 256;  // bytes: an address this close to a region joins it
   // Region runs kept per loop. PSnAP (footnote 4) keeps 1 K; 64 K keeps the
