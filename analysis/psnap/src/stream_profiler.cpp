@@ -150,9 +150,16 @@ struct RegionAccumulator {
 
 // Regions of one window, found by address proximity; disjoint, with gaps wider
 // than the region distance (a region that grows to within reach of a
-// neighbour absorbs it).
+// neighbour absorbs it). Only their ranges and access counts are kept: the
+// loop regions they join are profiled on the window's references afterwards.
 class RegionFinder {
  public:
+  struct Region {
+    std::uint64_t base = 0, last = 0;  // lowest and highest byte address seen
+    std::uint64_t count = 0;           // accesses
+    bool code = false;                 // instruction fetches
+  };
+
   explicit RegionFinder(std::uint64_t distance) : d_(distance) {}
 
   std::uint32_t access(const Reference& ref) {
@@ -162,23 +169,22 @@ class RegionFinder {
     auto it = index.upper_bound(a > UINT64_MAX - d_ ? UINT64_MAX : a + d_);
     if (it != index.begin()) {
       --it;
-      if (regions_[it->second].p.last + d_ >= a) r = it->second;
+      if (regions_[it->second].last + d_ >= a) r = it->second;
     }
     if (r == UINT32_MAX) {
       r = static_cast<std::uint32_t>(regions_.size());
-      regions_.emplace_back();
-      regions_.back().p.code = ref.kind == Kind::IFetch;
+      regions_.push_back({a, a, 1, ref.kind == Kind::IFetch});
       alias_.push_back(r);
-      regions_[r].access(ref);
       index.emplace(a, r);
       return r;  // nothing is within reach of it (it would have joined)
     }
-    auto& acc = regions_[r];
-    const std::uint64_t old_base = acc.p.base;
-    acc.access(ref);
-    if (acc.p.base != old_base) {
-      index.erase(old_base);
-      index.emplace(acc.p.base, r);
+    auto& g = regions_[r];
+    ++g.count;
+    g.last = std::max(g.last, a);
+    if (a < g.base) {
+      index.erase(g.base);
+      g.base = a;
+      index.emplace(a, r);
     }
     return coalesce(index, r);
   }
@@ -187,40 +193,37 @@ class RegionFinder {
     while (alias_[r] != r) r = alias_[r];
     return r;
   }
-  const std::vector<RegionAccumulator>& regions() const { return regions_; }
-  void count_run(std::uint32_t r) { ++regions_[r].p.runs; }
+  const std::vector<Region>& regions() const { return regions_; }
 
  private:
   // Merges `r` with neighbours now within reach; returns the surviving id.
   std::uint32_t coalesce(std::map<std::uint64_t, std::uint32_t>& index, std::uint32_t r) {
     for (;;) {
-      auto it = index.find(regions_[r].p.base);
+      auto it = index.find(regions_[r].base);
       auto next = std::next(it);
       std::uint32_t other = UINT32_MAX;
-      if (next != index.end() && regions_[r].p.last + d_ >= next->first) other = next->second;
+      if (next != index.end() && regions_[r].last + d_ >= next->first) other = next->second;
       if (other == UINT32_MAX && it != index.begin()) {
         auto prev = std::prev(it);
-        if (regions_[prev->second].p.last + d_ >= regions_[r].p.base) other = prev->second;
+        if (regions_[prev->second].last + d_ >= regions_[r].base) other = prev->second;
       }
       if (other == UINT32_MAX) return r;
-      // The older region survives; it continues from the newest address.
-      const std::uint32_t keep = std::min(r, other), gone = std::max(r, other);
-      const std::uint64_t cursor = regions_[r].cursor;
-      const int prev_bin = regions_[r].prev_bin;
-      index.erase(regions_[keep].p.base);
-      index.erase(regions_[gone].p.base);
-      regions_[keep].absorb(regions_[gone]);
-      regions_[keep].cursor = cursor;
-      regions_[keep].prev_bin = prev_bin;
-      regions_[gone] = RegionAccumulator{};
+      const std::uint32_t keep = std::min(r, other), gone = std::max(r, other);  // the older survives
+      auto& k = regions_[keep];
+      const auto& g = regions_[gone];
+      index.erase(k.base);
+      index.erase(g.base);
+      k.base = std::min(k.base, g.base);
+      k.last = std::max(k.last, g.last);
+      k.count += g.count;
       alias_[gone] = keep;
-      index.emplace(regions_[keep].p.base, keep);
+      index.emplace(k.base, keep);
       r = keep;
     }
   }
 
   std::uint64_t d_;
-  std::vector<RegionAccumulator> regions_;
+  std::vector<Region> regions_;
   std::vector<std::uint32_t> alias_;
   std::map<std::uint64_t, std::uint32_t> code_, data_;  // base -> region id (roots only)
 };
@@ -301,7 +304,7 @@ void StreamProfiler::State::close_window() {
   std::uint32_t scatter[2] = {UINT32_MAX, UINT32_MAX};
   for (std::uint32_t r = 0; r < raw.size(); ++r) {
     if (finder.root(r) != r) continue;
-    const auto& acc = raw[r].p;
+    const auto& acc = raw[r];
     if (acc.count >= knobs.merge_below) {
       local[r] = static_cast<std::uint32_t>(regions.size());
       regions.push_back({acc.base, acc.last, acc.code, 0});
@@ -454,7 +457,6 @@ void StreamProfiler::access(const Reference& ref) {
   const std::uint32_t r = s.finder.access(ref);
   s.log.emplace_back(ref, r);
   const bool same = s.last_region != UINT32_MAX && s.finder.root(s.last_region) == r;
-  if (!same) s.finder.count_run(r);
   s.last_region = r;
   if (!s.pattern_full) {
     if (same && !s.pattern.empty()) ++s.pattern.back().second;
