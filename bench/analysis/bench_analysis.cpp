@@ -1,8 +1,8 @@
 // bench_analysis: throughput of the analysis core against naive baselines
 // measured in the same run, and the accuracy of sampled reuse distance.
 //
-//   bench_analysis [REFERENCES [SEED]]      (default 20000000 references of the demo workload)
-//   bench_analysis --lackey FILE [REFERENCES] (a Valgrind lackey trace of a real program)
+//   bench_analysis [REFERENCES [SEED]] [--json]      (default 20000000 references of the demo workload)
+//   bench_analysis --lackey FILE [REFERENCES] [--json] (a Valgrind lackey trace of a real program)
 //
 // Rates are references per second of this thread's CPU time (one core), with
 // wall-clock rates alongside: the machine is shared, so wall time also counts
@@ -22,9 +22,12 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "hmtt/analysis/demo_workload.h"
 #include "hmtt/analysis/hierarchy.h"
 #include "hmtt/analysis/reuse_distance.h"
+#include "json_figures.h"
 
 using namespace hmtt;
 using namespace hmtt::analysis;
@@ -97,27 +100,50 @@ const char* verdict(bool ok) { return ok ? "PASS" : "FAIL"; }
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<Reference> trace;
+  CLI::App app{
+      "Throughput of the analysis core (exact and SHARDS-sampled reuse distance, the ten PSnAP hierarchies) "
+      "against naive baselines in the same run, and the sampled curve's error. Exit status 1 if a target "
+      "(issue 8) is missed."};
+  std::uint64_t references = 20'000'000;
   std::uint64_t seed = 1;
-  if (argc > 2 && std::string(argv[1]) == "--lackey") {
-    const std::size_t limit = argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 20'000'000;
-    trace = load_lackey(argv[2], limit);
+  std::string lackey;
+  bool json = false;
+  app.add_option("REFERENCES", references, "references to use (of the demo workload, or the most read from --lackey)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 32));
+  app.add_option("SEED", seed, "demo workload seed (also the sampler's)")->capture_default_str();
+  app.add_option("--lackey", lackey, "a Valgrind lackey trace (--trace-mem=yes) instead of the demo workload")
+      ->check(CLI::ExistingFile);
+  app.add_flag("--json", json, "print the figures as one JSON object instead of text");
+  CLI11_PARSE(app, argc, argv);
+  // Text goes to stdout, or to stderr with --json so stdout is the JSON object alone.
+  std::FILE* out = json ? stderr : stdout;
+  std::vector<Reference> trace;
+  if (!lackey.empty()) {
+    trace = load_lackey(lackey, references);
     if (trace.empty()) {
-      std::fprintf(stderr, "bench_analysis: %s: no lackey references\n", argv[2]);
+      std::fprintf(stderr, "bench_analysis: %s: no lackey references\n", lackey.c_str());
       return 1;
     }
-    std::printf("trace: lackey %s, %zu references\n\n", argv[2], trace.size());
+    std::fprintf(out, "trace: lackey %s, %zu references\n\n", lackey.c_str(), trace.size());
   } else {
     DemoWorkloadKnobs k;
-    k.references = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 20'000'000;
-    k.seed = seed = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1;
+    k.references = references;
+    k.seed = seed;
     DemoWorkload w(k);
     auto refs = collect(w);
-    if (!refs) return 1;
+    if (!refs) {
+      std::fprintf(stderr, "bench_analysis: demo workload: %s\n", refs.error().message.c_str());
+      return 1;
+    }
     trace = std::move(*refs);
-    std::printf("trace: demo workload, %zu references, seed %llu\n\n", trace.size(),
+    std::fprintf(out, "trace: demo workload, %zu references, seed %llu\n\n", trace.size(),
                 static_cast<unsigned long long>(seed));
   }
+  bench::JsonFigures js;
+  js.text("trace", lackey.empty() ? "demo" : lackey);
+  js.integer("references", trace.size());
+  auto jnum = [&js](const std::string& key, double v) { js.number(key, v); };
   const std::vector<Reference>* refs = &trace;
   std::vector<std::uint64_t> addr;
   addr.reserve(refs->size());
@@ -157,12 +183,16 @@ int main(int argc, char** argv) {
   const double exact_rate = exact_sw.cpu_rate(addr.size());
   const bool exact_ok = exact_rate >= 20e6 && mismatches == 0;
   all_ok &= exact_ok;
-  std::printf("exact reuse distance (64-byte blocks, with histogram)\n");
-  std::printf("  first %zu refs: naive LRU stack %.3f M refs/s, Fenwick stack %.3f M refs/s (%.1fx; %zu mismatches)\n",
+  std::fprintf(out, "exact reuse distance (64-byte blocks, with histogram)\n");
+  std::fprintf(out, "  first %zu refs: naive LRU stack %.3f M refs/s, Fenwick stack %.3f M refs/s (%.1fx; %zu mismatches)\n",
               naive_n, naive_rate / 1e6, prefix_rate / 1e6, prefix_rate / naive_rate, mismatches);
-  std::printf("  whole trace, Fenwick + bitmap + hash map: %10.3f M refs/s (wall %.3f)\n", exact_rate / 1e6,
+  std::fprintf(out, "  whole trace, Fenwick + bitmap + hash map: %10.3f M refs/s (wall %.3f)\n", exact_rate / 1e6,
               exact_sw.wall_rate(addr.size()) / 1e6);
-  std::printf("  target >= 20 M refs/s           : %s\n\n", verdict(exact_ok));
+  std::fprintf(out, "  target >= 20 M refs/s           : %s\n\n", verdict(exact_ok));
+  jnum("naive_refs_per_cpu_s", naive_rate);
+  jnum("exact_prefix_refs_per_cpu_s", prefix_rate);
+  jnum("exact_refs_per_cpu_s", exact_rate);
+  jnum("exact_mismatches", static_cast<double>(mismatches));
 
   // ---- sampled reuse distance ----
   const auto depths = chameleon_depths();
@@ -176,14 +206,18 @@ int main(int argc, char** argv) {
     const CurveError e = curve_error(sampled.curve(depths), exact_curve);
     const bool ok = sampled_rate >= 100e6 && e.mean_abs <= 0.01;
     if (rate == 0.01) all_ok &= ok;
-    std::printf("SHARDS sampled reuse distance, R = %g (%llu refs sampled; depths <= %u from %llu temporal samples)\n",
+    const std::string key = rate == 0.01 ? "shards_r0.01" : "shards_r0.001";
+    jnum(key + "_refs_per_cpu_s", sampled_rate);
+    jnum(key + "_mae", e.mean_abs);
+    jnum(key + "_max_error", e.max_abs);
+    std::fprintf(out, "SHARDS sampled reuse distance, R = %g (%llu refs sampled; depths <= %u from %llu temporal samples)\n",
                 rate, static_cast<unsigned long long>(sampled.sampled()), sampled.near_limit(),
                 static_cast<unsigned long long>(sampled.near_samples()));
-    std::printf("  throughput                      : %10.3f M refs/s  (%.1fx exact; wall %.3f)\n", sampled_rate / 1e6,
+    std::fprintf(out, "  throughput                      : %10.3f M refs/s  (%.1fx exact; wall %.3f)\n", sampled_rate / 1e6,
                 sampled_rate / exact_rate, sw.wall_rate(addr.size()) / 1e6);
-    std::printf("  miss-ratio curve vs exact, 17 depths 2^0..2^16: mean abs error %.4f, max %.4f\n", e.mean_abs,
+    std::fprintf(out, "  miss-ratio curve vs exact, 17 depths 2^0..2^16: mean abs error %.4f, max %.4f\n", e.mean_abs,
                 e.max_abs);
-    std::printf("  target >= 100 M refs/s, MAE <= 0.01: %s%s\n\n", verdict(ok), rate == 0.01 ? "" : " (informative)");
+    std::fprintf(out, "  target >= 100 M refs/s, MAE <= 0.01: %s%s\n\n", verdict(ok), rate == 0.01 ? "" : " (informative)");
   }
 
   // ---- ten PSnAP hierarchies ----
@@ -210,16 +244,21 @@ int main(int argc, char** argv) {
   const double hier_rate = hier_sw.cpu_rate(refs->size());
   const bool hier_ok = hier_rate >= 10e6;
   all_ok &= hier_ok;
-  std::printf("PSnAP Table 1: ten hierarchies (%zu caches simulated after sharing common levels)\n",
+  std::fprintf(out, "PSnAP Table 1: ten hierarchies (%zu caches simulated after sharing common levels)\n",
               sim->simulated_caches());
-  std::printf("  first %zu refs: ten separate passes %.3f M refs/s, one shared pass %.3f M refs/s (%.2fx)\n", sep_n,
+  std::fprintf(out, "  first %zu refs: ten separate passes %.3f M refs/s, one shared pass %.3f M refs/s (%.2fx)\n", sep_n,
               separate_rate / 1e6, shared_prefix_rate / 1e6, shared_prefix_rate / separate_rate);
-  std::printf("  whole trace, one pass, shared prefixes: %8.3f M refs/s (wall %.3f)\n", hier_rate / 1e6,
+  std::fprintf(out, "  whole trace, one pass, shared prefixes: %8.3f M refs/s (wall %.3f)\n", hier_rate / 1e6,
               hier_sw.wall_rate(refs->size()) / 1e6);
-  std::printf("  target >= 10 M refs/s               : %s\n", verdict(hier_ok));
+  std::fprintf(out, "  target >= 10 M refs/s               : %s\n", verdict(hier_ok));
   auto res = sim->results();
-  std::printf("  L1 hit ratios:");
-  for (const auto& h : res) std::printf(" %.3f", h.levels[0].data.hit_ratio());
-  std::printf("\n\nall targets: %s\n", verdict(all_ok));
+  std::fprintf(out, "  L1 hit ratios:");
+  for (const auto& h : res) std::fprintf(out, " %.3f", h.levels[0].data.hit_ratio());
+  std::fprintf(out, "\n\nall targets: %s\n", verdict(all_ok));
+  jnum("hierarchies_separate_refs_per_cpu_s", separate_rate);
+  jnum("hierarchies_shared_refs_per_cpu_s", shared_prefix_rate);
+  jnum("hierarchies_refs_per_cpu_s", hier_rate);
+  js.boolean("all_targets_met", all_ok);
+  if (json) js.print();
   return all_ok ? 0 : 1;
 }

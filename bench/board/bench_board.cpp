@@ -4,14 +4,18 @@
 //     the whole bus in one call (frames collected at the end), then in spans as `hmtt sim`;
 //  2. co-simulation: DDR clock cycles per second of the Verilated RTL board
 //     (target >= 1 M/s), as a ratio to the C++ model on the same bus.
-// Usage: bench_board [accesses_for_model=4000000] [accesses_for_rtl=300000]
+// Usage: bench_board [accesses_for_model=4000000] [accesses_for_rtl=300000] [--json]
 #include <algorithm>
 #include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <string>
+
+#include <CLI/CLI.hpp>
 
 #include "hmtt/board/access_sequencer.h"
+#include "json_figures.h"
 #include "hmtt/board/board_model.h"
 #include "hmtt/cosim/cosim.h"
 
@@ -48,8 +52,27 @@ board::AccessSequencer make_bus(const sim::AddressMap& map, std::size_t n, std::
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::size_t n_model = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 4000000;
-  const std::size_t n_rtl = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 300000;
+  CLI::App app{
+      "Speed of the C++ board model (bus commands/s, against decoding the pins alone) and of the Verilated "
+      "RTL board in co-simulation (DDR cycles/s, against the model on the same bus)."};
+  std::size_t n_model = 4000000;
+  std::size_t n_rtl = 300000;
+  bool json = false;
+  app.add_option("MODEL_ACCESSES", n_model, "memory accesses on the bus for the model's run")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 30));
+  app.add_option("RTL_ACCESSES", n_rtl, "accesses for the co-simulation run (0 skips it)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 30));
+  app.add_flag("--json", json, "print the figures as one JSON object (the text goes to stderr)");
+  CLI11_PARSE(app, argc, argv);
+  std::FILE* out = json ? stderr : stdout;
+  bench::JsonFigures js;
+  auto jnum = [&js](const char* key, double v) { js.number(key, v); };
+  auto finish_json = [&](int rc) {
+    if (json) js.print();
+    return rc;
+  };
   auto map = *sim::AddressMap::builtin("open-page");
   board::BoardConfig c;
   c.map = map;
@@ -77,12 +100,15 @@ int main(int argc, char** argv) {
   }
   const double t_model = now_s() - t0;
   const double model_rate = static_cast<double>(bus.size()) / t_model;
-  std::printf("board model: %zu commands (%zu RD/WR), %zu frames in %.3f s CPU: %.1f M commands/s "
+  std::fprintf(out, "board model: %zu commands (%zu RD/WR), %zu frames in %.3f s CPU: %.1f M commands/s "
               "(decode-only baseline %.1f M/s, ratio %.2f) [target >= 50 M/s: %s]\n",
               bus.size(), seq.issued().size(), frames, t_model, model_rate / 1e6,
               static_cast<double>(bus.size()) / t_decode / 1e6, t_decode / t_model,
               model_rate >= 50e6 ? "met" : "NOT met");
-  if (sink == 1) std::printf(" ");
+  if (sink == 1) std::fprintf(out, " ");
+  jnum("model_commands", static_cast<double>(bus.size()));
+  jnum("model_commands_per_s", model_rate);
+  jnum("decode_only_commands_per_s", static_cast<double>(bus.size()) / t_decode);
   // The same bus in spans, popping frames as they come (how `hmtt sim` drives the model):
   // the frames' memory is reused instead of 20 MB of fresh pages.
   auto spans = *board::BoardModel::create(c);
@@ -103,10 +129,11 @@ int main(int argc, char** argv) {
   }
   for (; spans.has_frame(); ++span_frames) spans.pop_frame();
   const double t_spans = now_s() - t0;
-  std::printf("board model in %zu-command spans, frames popped as they come: %zu frames in %.3f s CPU: %.1f M commands/s\n",
+  std::fprintf(out, "board model in %zu-command spans, frames popped as they come: %zu frames in %.3f s CPU: %.1f M commands/s\n",
               kSpan, span_frames, t_spans, static_cast<double>(bus.size()) / t_spans / 1e6);
 
-  if (n_rtl == 0) return 0;
+  jnum("model_spans_commands_per_s", static_cast<double>(bus.size()) / t_spans);
+  if (n_rtl == 0) return finish_json(0);
   // 2. co-simulation
   auto seq2 = make_bus(map, n_rtl, c.config_base);
   seq2.mark_config_space(c.config_base, c.config_size);
@@ -119,10 +146,14 @@ int main(int argc, char** argv) {
   }
   const double cps = static_cast<double>(s->cycles) / s->rtl_seconds;
   const double model_cps = static_cast<double>(s->cycles) / s->model_seconds;
-  std::printf("co-simulation: %llu DDR cycles, %llu RD/WR, %llu frames in %.3f s: %.2f M cycles/s "
+  std::fprintf(out, "co-simulation: %llu DDR cycles, %llu RD/WR, %llu frames in %.3f s: %.2f M cycles/s "
               "(C++ model on the same bus: %.1f M cycles/s, RTL/model %.4f) [target >= 1 M cycles/s: %s]; %s\n",
               static_cast<unsigned long long>(s->cycles), static_cast<unsigned long long>(s->issued_rw),
               static_cast<unsigned long long>(s->rtl_frames), s->rtl_seconds, cps / 1e6, model_cps / 1e6,
               cps / model_cps, cps >= 1e6 ? "met" : "NOT met", s->perfect() ? "scored perfect" : "SCORE FAILED");
-  return s->perfect() ? 0 : 1;
+  jnum("cosim_cycles", static_cast<double>(s->cycles));
+  jnum("cosim_cycles_per_s", cps);
+  jnum("cosim_model_cycles_per_s", model_cps);
+  js.boolean("cosim_scored_perfect", s->perfect());
+  return finish_json(s->perfect() ? 0 : 1);
 }

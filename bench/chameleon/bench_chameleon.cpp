@@ -1,6 +1,6 @@
 // Chameleon signature capture: size and slowdown against plain cache simulation.
 //
-//   bench_chameleon [TRACE | demo:N]   (default demo:4000000)
+//   bench_chameleon [TRACE | demo:N] [--json]   (default demo:4000000)
 //
 // The trace is read into memory once; every timing below runs over that
 // vector, so file parsing is outside all of them. Printed:
@@ -17,10 +17,13 @@
 #include <cstdio>
 #include <string>
 
+#include <CLI/CLI.hpp>
+
 #include "hmtt/analysis/demo_workload.h"
 #include "hmtt/analysis/hierarchy.h"
 #include "hmtt/chameleon/chameleon.h"
 #include "hmtt/tracefmt/reader.h"
+#include "json_figures.h"
 
 using namespace hmtt;
 
@@ -33,11 +36,25 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string spec = argc > 1 ? argv[1] : "demo:4000000";
+  CLI::App app{
+      "Chameleon signature capture: its time against plain cache simulation (17 LRU caches at 512 B, the ten "
+      "PSnAP hierarchies) over the same references in memory, and the signature's size."};
+  std::string spec = "demo:4000000";
+  bool json = false;
+  app.add_option("TRACE", spec, "a trace file (any format hmtt imports, or a store) or demo:N")->capture_default_str();
+  app.add_flag("--json", json, "print the figures as one JSON object (the table goes to stderr)");
+  CLI11_PARSE(app, argc, argv);
+  std::FILE* out = json ? stderr : stdout;
   std::vector<Reference> trace;
   if (spec.rfind("demo:", 0) == 0) {
     analysis::DemoWorkloadKnobs k;
-    k.references = std::stoull(spec.substr(5));
+    const std::string count = spec.substr(5);
+    char* end = nullptr;
+    k.references = std::strtoull(count.c_str(), &end, 10);
+    if (count.empty() || *end != '\0' || k.references == 0) {
+      std::fprintf(stderr, "bench_chameleon: %s: demo:N needs a positive whole number of references\n", spec.c_str());
+      return 2;
+    }
     analysis::DemoWorkload w(k);
     auto v = collect(w);
     if (!v) return std::fprintf(stderr, "%s\n", v.error().message.c_str()), 1;
@@ -85,20 +102,33 @@ int main(int argc, char** argv) {
   tracer2.finish();
   const double both_s = seconds_since(t0);
 
-  const std::string json = tracer.signature().to_json().dump(1);
-  std::printf("trace %s: %zu references (checksum %llu)\n", spec.c_str(), trace.size(),
+  const std::string json_text = tracer.signature().to_json().dump(1);
+  bench::JsonFigures js;
+  js.text("trace", spec);
+  js.integer("references", trace.size());
+  js.number("base_s", base);
+  js.number("lru512_s", lru_s);
+  js.number("psnap_s", psnap_s);
+  js.number("signature_s", sig_s);
+  js.number("signature_psnap_s", both_s);
+  js.number("signature_over_lru512", sig_s / lru_s);
+  js.number("signature_over_psnap", sig_s / psnap_s);
+  js.number("signature_psnap_over_psnap", both_s / psnap_s);
+  js.integer("signature_json_bytes", json_text.size());
+  std::fprintf(out, "trace %s: %zu references (checksum %llu)\n", spec.c_str(), trace.size(),
               static_cast<unsigned long long>(sink & 0xff));
-  std::printf("%-10s %9s %10s %10s\n", "pass", "seconds", "x lru512", "x psnap");
-  auto row = [&](const char* name, double s) { std::printf("%-10s %9.3f %10.2f %10.2f\n", name, s, s / lru_s, s / psnap_s); };
+  std::fprintf(out, "%-10s %9s %10s %10s\n", "pass", "seconds", "x lru512", "x psnap");
+  auto row = [&](const char* name, double s) { std::fprintf(out, "%-10s %9.3f %10.2f %10.2f\n", name, s, s / lru_s, s / psnap_s); };
   row("base", base);
   row("lru512", lru_s);
   row("psnap", psnap_s);
   row("signature", sig_s);
   row("sig+psnap", both_s);
   const auto shape = tracer.signature().shape;
-  std::printf("signature: %zu JSON bytes (%.4f bytes per reference); %zu numbers in the paper's sense "
+  std::fprintf(out, "signature: %zu JSON bytes (%.4f bytes per reference); %zu numbers in the paper's sense "
               "(17 CDF points + %zu alpha bins x %zu levels; stored as counts split by node state)\n",
-              json.size(), static_cast<double>(json.size()) / static_cast<double>(trace.size()),
+              json_text.size(), static_cast<double>(json_text.size()) / static_cast<double>(trace.size()),
               chameleon::kCdfDepths + chameleon::kAlphaBins * shape.levels(), chameleon::kAlphaBins, shape.levels());
+  if (json) js.print();
   return 0;
 }

@@ -6,7 +6,7 @@
 // what the SystemC processes (front end, channel, events) cost on top of the
 // scheduling itself.
 //
-//   bench_controller [requests]     (default 200000 requests per row)
+//   bench_controller [requests] [--json]    (default 200000 requests per row; --json: one object per row)
 #include <time.h>
 
 #include <cstdio>
@@ -15,8 +15,11 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "hmtt/sim/controller_simulation.h"
 #include "hmtt/sim/workload.h"
+#include "json_figures.h"
 
 using namespace hmtt;
 using namespace hmtt::sim;
@@ -127,8 +130,18 @@ Figures systemc(const ControllerConfig& cfg, RequestSource& src) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::uint64_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 200000;
-  std::printf("%-9s %-6s %-12s %10s %12s %10s %12s %12s %12s %8s\n", "standard", "policy", "workload", "requests",
+  CLI::App app{
+      "Speed of the SystemC memory-controller model (DDR cycles, requests and commands per CPU second) for "
+      "each DDR standard, page policy and workload, against the same scheduler in a plain loop."};
+  std::uint64_t n = 200000;
+  bool json = false;
+  app.add_option("REQUESTS", n, "memory requests per row")
+      ->capture_default_str()
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 32));
+  app.add_flag("--json", json, "print one JSON object per row (JSON Lines; the table goes to stderr)");
+  CLI11_PARSE(app, argc, argv);
+  std::FILE* out = json ? stderr : stdout;
+  std::fprintf(out, "%-9s %-6s %-12s %10s %12s %10s %12s %12s %12s %8s\n", "standard", "policy", "workload", "requests",
               "DDR cycles", "commands", "Mcycles/s", "Mreq/s", "Mcmd/s", "vs loop");
   for (auto std_ : {DdrStandard::Ddr200, DdrStandard::Ddr2_400, DdrStandard::Ddr2_800})
     for (auto policy : {PagePolicy::OpenPage, PagePolicy::ClosePage})
@@ -145,14 +158,30 @@ int main(int argc, char** argv) {
         const Figures sc = systemc(cfg, *w2);
         const double mcyc = static_cast<double>(sc.cycles) / sc.seconds / 1e6;
         const double base_mcyc = static_cast<double>(base.cycles) / base.seconds / 1e6;
-        std::printf("%-9s %-6s %-12s %10llu %12llu %10llu %12.2f %12.3f %12.2f %7.2fx\n",
+        if (json) {
+          bench::JsonFigures row;
+          row.text("standard", std::string(standard_name(std_)));
+          row.text("policy", policy == PagePolicy::OpenPage ? "open" : "close");
+          row.text("workload", wl);
+          row.integer("requests", sc.requests);
+          row.integer("cycles", sc.cycles);
+          row.integer("commands", sc.commands);
+          row.number("mcycles_per_s", mcyc);
+          row.number("mrequests_per_s", static_cast<double>(sc.requests) / sc.seconds / 1e6);
+          row.number("mcommands_per_s", static_cast<double>(sc.commands) / sc.seconds / 1e6);
+          row.number("baseline_mcycles_per_s", base_mcyc);
+          row.number("over_baseline", mcyc / base_mcyc);
+          row.boolean("baseline_agrees", base.commands == sc.commands && base.cycles == sc.cycles);
+          row.print();
+        }
+        std::fprintf(out, "%-9s %-6s %-12s %10llu %12llu %10llu %12.2f %12.3f %12.2f %7.2fx\n",
                     std::string(standard_name(std_)).c_str(), policy == PagePolicy::OpenPage ? "open" : "close", wl,
                     static_cast<unsigned long long>(sc.requests), static_cast<unsigned long long>(sc.cycles),
                     static_cast<unsigned long long>(sc.commands), mcyc,
                     static_cast<double>(sc.requests) / sc.seconds / 1e6,
                     static_cast<double>(sc.commands) / sc.seconds / 1e6, mcyc / base_mcyc);
         if (base.commands != sc.commands || base.cycles != sc.cycles)
-          std::printf("  (baseline loop: %llu commands, %llu cycles, %.2f Mcycles/s)\n",
+          std::fprintf(out, "  (baseline loop: %llu commands, %llu cycles, %.2f Mcycles/s)\n",
                       static_cast<unsigned long long>(base.commands), static_cast<unsigned long long>(base.cycles),
                       base_mcyc);
       }

@@ -1,6 +1,6 @@
 // METRIC throughput, as ratios against the cost of producing the stream.
 //
-//   bench_metric [EVENTS]   (default 4,000,000 per kernel)
+//   bench_metric [EVENTS] [--json]   (default 4,000,000 per kernel; --json: one object per kernel)
 //
 // Baseline: pulling the kernel's reference stream dry (generation only). For
 // each kernel it prints the time to compress (generation + compression), to
@@ -11,7 +11,10 @@
 #include <cstdio>
 #include <string>
 
+#include <CLI/CLI.hpp>
+
 #include "hmtt/metric/metric.h"
+#include "json_figures.h"
 
 using namespace hmtt;
 using namespace hmtt::metric;
@@ -39,8 +42,18 @@ Result<std::uint64_t> drain(PointedSource& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::uint64_t events = argc > 1 ? std::stoull(argv[1]) : 4000000;
-  std::printf("%-17s %10s %9s %10s %10s %12s %12s %10s\n", "kernel", "events", "base s", "compress", "expand",
+  CLI::App app{
+      "METRIC compression, expansion and cache analysis of each built-in kernel's stream, as ratios to the time "
+      "to generate the stream alone, plus the compression ratio."};
+  std::uint64_t events = 4000000;
+  bool json = false;
+  app.add_option("EVENTS", events, "memory events per kernel")
+      ->capture_default_str()
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 34));
+  app.add_flag("--json", json, "print one JSON object per kernel (JSON Lines; the table goes to stderr)");
+  CLI11_PARSE(app, argc, argv);
+  std::FILE* out = json ? stderr : stdout;
+  std::fprintf(out, "%-17s %10s %9s %10s %10s %12s %12s %10s\n", "kernel", "events", "base s", "compress", "expand",
               "cache(raw)", "cache(exp)", "ratio");
   for (const auto& name : kernel_names()) {
     KernelOptions ko;
@@ -71,16 +84,28 @@ int main(int argc, char** argv) {
     t0 = std::chrono::steady_clock::now();
     KernelSource raw(ko);
     auto ca1 = ReferenceCacheAnalysis::create(CacheGeometry{});
-    if (!ca1->run(raw).ok()) return 1;
+    if (auto r = ca1->run(raw); !r.ok()) return std::fprintf(stderr, "%s\n", r.error().message.c_str()), 1;
     const double cache_raw = seconds_since(t0);
 
     t0 = std::chrono::steady_clock::now();
     ExpandedSource ex2(shared);
     auto ca2 = ReferenceCacheAnalysis::create(CacheGeometry{});
-    if (!ca2->run(ex2).ok()) return 1;
+    if (auto r = ca2->run(ex2); !r.ok()) return std::fprintf(stderr, "%s\n", r.error().message.c_str()), 1;
     const double cache_exp = seconds_since(t0);
 
-    std::printf("%-17s %10llu %9.3f %9.2fx %9.2fx %11.2fx %11.2fx %9.0fx\n", name.c_str(),
+    if (json) {
+      hmtt::bench::JsonFigures row;
+      row.text("kernel", name);
+      row.integer("events", *n);
+      row.number("base_s", base);
+      row.number("compress_over_base", comp / base);
+      row.number("expand_over_base", exp / base);
+      row.number("cache_raw_over_base", cache_raw / base);
+      row.number("cache_expanded_over_base", cache_exp / base);
+      row.number("compression_ratio", st->ratio());
+      row.print();
+    }
+    std::fprintf(out, "%-17s %10llu %9.3f %9.2fx %9.2fx %11.2fx %11.2fx %9.0fx\n", name.c_str(),
                 static_cast<unsigned long long>(*n), base, comp / base, exp / base, cache_raw / base, cache_exp / base,
                 st->ratio());
   }

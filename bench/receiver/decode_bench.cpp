@@ -1,8 +1,10 @@
 // The receiver's frame decoder against the wire codec's decode_frame (the
 // baseline) on the same 5 M references of full frames: CPU ns per reference.
-//   receiver_decode_bench
+//   receiver_decode_bench [REFERENCES]
 #include <ctime>
 #include <cstdio>
+
+#include <CLI/CLI.hpp>
 
 #include "hmtt/host/frame_decoder.h"
 #include "hmtt/host/synthetic_board.h"
@@ -17,11 +19,21 @@ double cpu() {
 }
 }  // namespace
 
-int main() {
-  constexpr std::size_t kRefs = 5'000'000;
+int main(int argc, char** argv) {
+  CLI::App app{
+      "The receiver's frame decoder against the wire codec's decode_frame (the baseline) on the same full frames "
+      "of a synthetic board: CPU ns per reference, printed as one JSON object."};
+  std::size_t refs = 5'000'000;
+  app.add_option("REFERENCES", refs, "references to generate")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 32));
+  CLI11_PARSE(app, argc, argv);
   auto board = host::SyntheticBoard::create({});
+  if (!board) return std::fprintf(stderr, "receiver_decode_bench: %s\n", board.error().message.c_str()), 1;
   std::vector<wire::EncodedFrame> frames;
-  if (!board || !board->generate(kRefs, frames, nullptr).ok()) return 1;
+  if (auto st = board->generate(refs, frames, nullptr); !st.ok()) {
+    return std::fprintf(stderr, "receiver_decode_bench: %s\n", st.error().message.c_str()), 1;
+  }
   wire::DecodedFrame d;
   std::size_t a = 0, b = 0;
   const double t0 = cpu();

@@ -25,6 +25,8 @@
 #include <thread>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "hmtt/host/checksums.h"
 #include "hmtt/host/synthetic_board.h"
 #include "hmtt/wire/ethernet.h"
@@ -53,31 +55,44 @@ struct Args {
 
 Args parse(int argc, char** argv) {
   Args a;
-  for (int i = 1; i < argc; ++i) {
-    std::string k = argv[i];
-    auto val = [&]() -> std::string {
-      if (i + 1 >= argc) usage(("missing value for " + k).c_str());
-      return argv[++i];
-    };
-    if (k == "--pcap") a.pcap = val();
-    else if (k == "--udp") a.udp = val();
-    else if (k == "--refs") a.refs = std::stoull(val());
-    else if (k == "--boards") a.boards = static_cast<unsigned>(std::stoul(val()));
-    else if (k == "--links") a.links = static_cast<unsigned>(std::stoul(val()));
-    else if (k == "--fcs") a.fcs = true;
-    else if (k == "--noise") a.noise = true;
-    else if (k == "--mbps") a.mbps = std::stod(val());
-    else if (k == "--duration") a.duration = std::stod(val());
-    else if (k == "--base-port") a.base_port = static_cast<unsigned>(std::stoul(val()));
-    else if (k == "--pool-refs") a.pool_refs = std::stoull(val());
-    else if (k == "--seed") a.seed = std::stoull(val());
-    else if (k == "--loss-rate") a.loss_rate = std::stod(val());
-    else if (k == "--no-gso") a.gso = false;
-    else usage(("unknown option " + k).c_str());
+  CLI::App app{
+      "A stand-in for a board's links: a synthetic board's frames written as Ethernet/IPv4/UDP packets to a pcap "
+      "file (--pcap), or sent over UDP at a paced rate, one socket per link (--udp). UDP mode prints one JSON "
+      "object with what was sent."};
+  app.add_option("--pcap", a.pcap, "write the frames to this pcap file");
+  app.add_option("--udp", a.udp, "send to this IPv4 host");
+  app.add_option("--refs", a.refs, "references to generate (pcap mode)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 36));
+  app.add_option("--boards", a.boards, "boards")->capture_default_str()->check(CLI::Range(1u, 16u));
+  app.add_option("--links", a.links, "links per board")->capture_default_str()->check(CLI::Range(1u, 4u));
+  app.add_flag("--fcs", a.fcs, "append the Ethernet FCS to every packet (pcap mode)");
+  app.add_flag("--noise", a.noise, "mix in packets that are not HMTT frames (pcap mode)");
+  app.add_option("--mbps", a.mbps, "rate per link in Mb/s of Gigabit Ethernet line bytes (UDP mode)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.001, 100000.0));
+  app.add_option("--duration", a.duration, "seconds to send (UDP mode)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 86400.0));
+  app.add_option("--base-port", a.base_port, "UDP port of board 0's link 0 (board b's link l: base + 4 b + l)")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 65535u - 64u));
+  app.add_option("--pool-refs", a.pool_refs, "references pre-generated and replayed (UDP mode)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 32));
+  app.add_option("--seed", a.seed, "random seed")->capture_default_str();
+  app.add_option("--loss-rate", a.loss_rate, "the synthetic board's FIFO-overflow rate")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+  bool no_gso = false;
+  app.add_flag("--no-gso", no_gso, "one send per frame instead of UDP GSO batches of 32");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    std::exit(app.exit(e));
   }
+  a.gso = !no_gso;
   if (a.pcap.empty() == a.udp.empty()) usage("give exactly one of --pcap FILE or --udp HOST");
-  if (a.links < 1 || a.links > 4) usage("--links must be 1-4");
-  if (a.boards < 1 || a.boards > 16) usage("--boards must be 1-16");
   return a;
 }
 

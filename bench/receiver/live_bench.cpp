@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <string>
 
+#include <CLI/CLI.hpp>
+
 #include "counting_sink.h"
 #include "hmtt/host/capture.h"
 #include "hmtt/host/udp_source.h"
@@ -16,18 +18,24 @@
 using namespace hmtt;
 
 int main(int argc, char** argv) {
+  CLI::App app{
+      "Receiver benchmark, live side: listens on UDP ports on 127.0.0.1 for a fixed time (against "
+      "hmtt_link_sender; bench/receiver/loopback.sh runs both) and prints what arrived and what was lost as "
+      "one JSON object; per-link lines go to stderr."};
   std::string ports_text = "7400-7402", store_path;
   double duration = 10;
   int rcvbuf_mb = 256;
   double idle_stop = 0;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string k = argv[i];
-    if (k == "--udp") ports_text = argv[i + 1];
-    else if (k == "--duration") duration = std::stod(argv[i + 1]);
-    else if (k == "--store") store_path = argv[i + 1];
-    else if (k == "--rcvbuf-mb") rcvbuf_mb = std::stoi(argv[i + 1]);
-    else if (k == "--idle-stop") idle_stop = std::stod(argv[i + 1]);
-  }
+  app.add_option("--udp", ports_text, "UDP ports, one per link (P, P-Q or P,Q,...)")->capture_default_str();
+  app.add_option("--duration", duration, "seconds to listen")->capture_default_str()->check(CLI::Range(0.0, 86400.0));
+  app.add_option("--idle-stop", idle_stop, "end S seconds after the last frame (0: never)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 86400.0));
+  app.add_option("--store", store_path, "write the capture to this trace store (default: count only)");
+  app.add_option("--rcvbuf-mb", rcvbuf_mb, "socket receive buffer per link, MiB")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 2047));
+  CLI11_PARSE(app, argc, argv);
   auto ports = host::parse_ports(ports_text);
   if (!ports) {
     std::fprintf(stderr, "%s\n", ports.error().message.c_str());

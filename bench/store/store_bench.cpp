@@ -201,12 +201,19 @@ Figures best_of(Figures a, const Figures& b) {
   return a;
 }
 
-bool g_keep = false;             // --keep: leave the written stores in --dir
-bool g_write_only = false;       // --write-only: the store write phase alone (for profiling it)
-std::uint32_t g_page_size = 0;  // --page-size: SQLite page size (0 = the writer's default)
+// What a run writes and how (the command line's options).
+struct RunOptions {
+  std::string dir = std::filesystem::temp_directory_path().string();
+  int accel = 1;                                           // --accel: LZ4 acceleration
+  std::uint32_t chunk_refs = store::WriterOptions{}.chunk_refs;
+  std::uint32_t page_size = 0;                             // --page-size: SQLite page size (0 = the writer's default)
+  bool keep = false;                                       // --keep: leave the written stores in --dir
+  bool write_only = false;                                 // --write-only: the store write phase alone (to profile it)
+};
 
-Figures run(const std::string& name, const std::vector<Reference>& refs, const std::string& dir, int accel,
-            std::uint32_t chunk_refs) {
+Figures run(const std::string& name, const std::vector<Reference>& refs, const RunOptions& o) {
+  const std::string& dir = o.dir;
+  const std::uint32_t chunk_refs = o.chunk_refs;
   Figures f;
   f.name = name;
   f.load_before = load_average();
@@ -216,9 +223,9 @@ Figures run(const std::string& name, const std::vector<Reference>& refs, const s
   {
     store::WriterOptions opt;
     opt.overwrite = true;
-    opt.lz4_acceleration = accel;
+    opt.lz4_acceleration = o.accel;
     opt.chunk_refs = chunk_refs;
-    if (g_page_size) opt.page_size = g_page_size;
+    if (o.page_size) opt.page_size = o.page_size;
     auto t0 = Clock::now();
     const double c0 = cpu_now();
     auto w = store::StoreWriter::create(path, {}, opt);
@@ -243,8 +250,8 @@ Figures run(const std::string& name, const std::vector<Reference>& refs, const s
     f.write_cpu = cpu_now() - c0;
     f.file_bytes = std::filesystem::file_size(path);
   }
-  if (g_write_only) {
-    if (!g_keep) std::filesystem::remove(path);
+  if (o.write_only) {
+    if (!o.keep) std::filesystem::remove(path);
     f.load_after = load_average();
     return f;
   }
@@ -277,7 +284,7 @@ Figures run(const std::string& name, const std::vector<Reference>& refs, const s
     }
     if (check == 42) std::printf(" ");
   }
-  if (!g_keep) std::filesystem::remove(path);
+  if (!o.keep) std::filesystem::remove(path);
   // Chunk codec alone, one thread.
   {
     store::ChunkColumns cols;
@@ -289,7 +296,7 @@ Figures run(const std::string& name, const std::vector<Reference>& refs, const s
     for (std::size_t at = 0; at < refs.size(); at += chunk_refs) {
       std::size_t n = std::min<std::size_t>(chunk_refs, refs.size() - at);
       if (!cols.split({refs.data() + at, n}).ok()) std::exit(1);
-      std::size_t len = store::pack_chunk(cols, accel, blob);
+      std::size_t len = store::pack_chunk(cols, o.accel, blob);
       blobs.emplace_back(blob.begin(), blob.begin() + static_cast<std::ptrdiff_t>(len));
     }
     f.encode_s = seconds_since(t0);
@@ -342,14 +349,14 @@ Figures run(const std::string& name, const std::vector<Reference>& refs, const s
   return f;
 }
 
-void print(const Figures& f, bool json) {
+void print(const Figures& f, bool json, bool write_only) {
   const double n = static_cast<double>(f.refs);
   const double w = n / f.write_s, r = n / f.read_s, e = n / f.encode_s, d = n / f.decode_s;
   const double lc = n / f.lz4_c_s, ld = n / f.lz4_d_s;
   const double wc = n / f.write_cpu, rc = n / f.read_cpu, ec = n / f.encode_cpu, dc = n / f.decode_cpu;
   const double lcc = n / f.lz4_c_cpu, ldc = n / f.lz4_d_cpu;
   const double bpr = static_cast<double>(f.store_blob_bytes) / n, lbpr = static_cast<double>(f.lz4_bytes) / n;
-  if (json && g_write_only) {
+  if (json && write_only) {
     std::printf("{\"trace\":\"%s\",\"references\":%" PRIu64 ",\"load_average\":\"%s/%s\",\"store_write_refs_per_s\":%.0f,"
                 "\"store_write_refs_per_cpu_s\":%.0f,\"store_file_bytes\":%" PRIu64 ",\"runs\":%d}\n",
                 f.name.c_str(), f.refs, f.load_before.c_str(), f.load_after.c_str(), w, wc, f.file_bytes, f.runs);
@@ -373,7 +380,7 @@ void print(const Figures& f, bool json) {
   std::printf("%s: %.1f M references, fastest of %d runs per phase (load average %s before, %s after)\n",
               f.name.c_str(), n / 1e6, f.runs, f.load_before.c_str(), f.load_after.c_str());
   std::printf("                 M refs/s wall   M refs/CPU-s   vs plain LZ4 (CPU)   target (wall, idle machine)\n");
-  if (g_write_only) {
+  if (write_only) {
     std::printf("  store write    %12.1f   %12.1f   (--write-only: no baseline)    >= 100\n", w / 1e6, wc / 1e6);
     return;
   }
@@ -393,9 +400,7 @@ void print(const Figures& f, bool json) {
 
 int main(int argc, char** argv) {
   std::uint64_t refs = 20'000'000, lackey_refs = 20'000'000;
-  std::string dir = std::filesystem::temp_directory_path().string();
-  int accel = 1;
-  std::uint32_t chunk_refs = store::WriterOptions{}.chunk_refs;
+  RunOptions o;
   bool json = false;
   bool skip_mix = false;
   int repeat = 3;
@@ -422,15 +427,15 @@ int main(int argc, char** argv) {
     };
     if (a == "--refs") refs = number();
     else if (a == "--lackey-refs") lackey_refs = number();
-    else if (a == "--dir") dir = next();
-    else if (a == "--accel") accel = static_cast<int>(std::clamp<std::uint64_t>(number(), 1, 65537));
-    else if (a == "--chunk-refs") chunk_refs = static_cast<std::uint32_t>(std::min<std::uint64_t>(number(), UINT32_MAX));
+    else if (a == "--dir") o.dir = next();
+    else if (a == "--accel") o.accel = static_cast<int>(std::clamp<std::uint64_t>(number(), 1, 65537));
+    else if (a == "--chunk-refs") o.chunk_refs = static_cast<std::uint32_t>(std::min<std::uint64_t>(number(), UINT32_MAX));
     else if (a == "--json") json = true;
     else if (a == "--lackey-cache") lackey_cache = next();
     else if (a == "--skip-mix") skip_mix = true;
-    else if (a == "--keep") g_keep = true;
-    else if (a == "--write-only") g_write_only = true;
-    else if (a == "--page-size") g_page_size = static_cast<std::uint32_t>(std::min<std::uint64_t>(number(), UINT32_MAX));
+    else if (a == "--keep") o.keep = true;
+    else if (a == "--write-only") o.write_only = true;
+    else if (a == "--page-size") o.page_size = static_cast<std::uint32_t>(std::min<std::uint64_t>(number(), UINT32_MAX));
     else if (a == "--repeat") repeat = static_cast<int>(std::clamp<std::uint64_t>(number(), 1, 1000));
     else {
       const bool help = a == "--help" || a == "-h";
@@ -444,13 +449,13 @@ int main(int argc, char** argv) {
     }
   }
   auto measure = [&](const std::string& name, const std::vector<Reference>& data) {
-    Figures f = run(name, data, dir, accel, chunk_refs);
-    for (int k = 1; k < repeat; ++k) f = best_of(f, run(name, data, dir, accel, chunk_refs));
+    Figures f = run(name, data, o);
+    for (int k = 1; k < repeat; ++k) f = best_of(f, run(name, data, o));
     return f;
   };
   if (!skip_mix) {
     auto mix = synthetic_mix(refs, 1);
-    print(measure("synthetic-mix", mix), json);
+    print(measure("synthetic-mix", mix), json, o.write_only);
   }
   if (lackey_refs > 0) {
     std::string note;
@@ -463,7 +468,7 @@ int main(int argc, char** argv) {
       if (lk.size() > lackey_refs) lk.resize(lackey_refs);
       note = "cached in " + lackey_cache + ", " + std::to_string(lk.size()) + " references";
     } else {
-      lk = lackey_trace(lackey_refs, dir, note);
+      lk = lackey_trace(lackey_refs, o.dir, note);
       if (!lackey_cache.empty()) {
         std::FILE* f = std::fopen(lackey_cache.c_str(), "wb");
         if (f) {
@@ -473,7 +478,7 @@ int main(int argc, char** argv) {
       }
     }
     if (!json) std::printf("lackey trace: %s\n", note.c_str());
-    if (!lk.empty()) print(measure("lackey-gzip", lk), json);
+    if (!lk.empty()) print(measure("lackey-gzip", lk), json, o.write_only);
   }
   return 0;
 }
