@@ -41,10 +41,12 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 int main(int argc, char** argv) {
   const char* usage =
       "usage: receiver_ingest_bench FILE.pcap [--store OUT.hmtt] [--repeat N] [--threads 0|1] [--ingest-only]\n"
+      "                             [--horizon REFS]\n"
       "pcap-file ingest (read, check, decode, merge, and with --store write the trace store) in references/s,\n"
       "beside plain LZ4 compression of the same file bytes measured in the same run (docs/benchmarks.md,\n"
       "\"Receiver\"). Each is run --repeat times (default 3) and the fastest run is printed, as JSON.\n"
-      "--threads 0: no reader thread. --ingest-only: skip the LZ4 baseline (to profile the ingest alone).\n";
+      "--threads 0: no reader thread. --ingest-only: skip the LZ4 baseline (to profile the ingest alone).\n"
+      "--horizon: references the merge may hold (the receiver's default when not given).\n";
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
     std::fputs(usage, argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
@@ -52,6 +54,7 @@ int main(int argc, char** argv) {
   const std::string path = argv[1];
   std::string store_path;
   int repeat = 3;
+  host::ReceiverOptions ro;
   bool threads = true, ingest_only = false;
   for (int i = 2; i < argc; ++i) {
     const std::string k = argv[i];
@@ -80,6 +83,7 @@ int main(int argc, char** argv) {
     if (k == "--store") store_path = v;
     else if (k == "--repeat") repeat = std::max(1, number());
     else if (k == "--threads") threads = number() != 0;
+    else if (k == "--horizon") ro.horizon_refs = static_cast<std::size_t>(std::max(1, number()));
     else {
       std::fprintf(stderr, "receiver_ingest_bench: unknown option %s\n%s", k.c_str(), usage);
       return 2;
@@ -131,7 +135,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "%s\n", st.error().message.c_str());
       return 1;
     }
-    host::Receiver rx(sink.get(), {});
+    host::Receiver rx(sink.get(), ro);
     host::CaptureOptions co;
     co.reader_threads = threads;
     const double c0 = cpu_seconds();

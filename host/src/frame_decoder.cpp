@@ -46,24 +46,48 @@ bool records_ok(std::span<const std::uint8_t> b, const wire::FrameHeader& h, wir
   bool pending_overflow = false;
   std::size_t report_left = 0;
   const std::size_t n = h.count;
-  out.refs.reserve(n);
+  // References written through a pointer into room for every record (push_back kept the vector's
+  // end in memory, a load and a store per reference); cut to the references decoded at the end.
+  out.refs.resize(n);
+  Reference* o = out.refs.data();
+  std::size_t k = 0;
   const std::uint8_t* p = b.data() + wire::kHeaderBytes;
-  for (std::size_t i = 0; i < n; ++i, p += wire::kRecordBytes) {
-    // 8 bytes from the record's start stay inside the frame: the 4-byte CRC follows the last record.
+  // The record at p as a 40-bit value (8 bytes from a record's start stay inside the frame: the
+  // 4-byte CRC follows the last record).
+  auto record = [](const std::uint8_t* at) {
     std::uint64_t word;
-    std::memcpy(&word, p, sizeof word);
+    std::memcpy(&word, at, sizeof word);
     if constexpr (std::endian::native == std::endian::little) word = __builtin_bswap64(word);
-    const std::uint64_t r = word >> 24;
-    if ((r >> 39) == 0) {
-      if (report_left > 0) return false;
-      const std::uint64_t d = r & dmask;
-      if (t + d < t) return false;
-      t += d;
-      out.refs.push_back(Reference{t, ((r >> dbits) & amask) << shift, unit_bytes,
-                                   ((r >> 38) & 1) ? Kind::Write : Kind::Read, Origin::Unknown, 0});
-      pending_overflow = false;
-      continue;
+    return word >> 24;
+  };
+  for (std::size_t i = 0; i < n; ++i, p += wire::kRecordBytes) {
+    // References, the bulk of a frame, in a loop of their own that keeps its few variables in
+    // registers (with the control records' cases in the same loop they were kept on the stack).
+    if (report_left == 0) {
+      std::uint64_t tt = t;
+      Reference* w = o + k;
+      const std::uint8_t* q = p;
+      const std::uint8_t* const last = b.data() + wire::kHeaderBytes + n * wire::kRecordBytes;
+      bool wrapped = false;
+      for (; q != last; q += wire::kRecordBytes) {
+        const std::uint64_t r = record(q);
+        if ((r >> 39) != 0) break;
+        const std::uint64_t d = r & dmask;
+        wrapped |= tt + d < tt;
+        tt += d;
+        *w++ = Reference{tt, ((r >> dbits) & amask) << shift, unit_bytes, ((r >> 38) & 1) ? Kind::Write : Kind::Read,
+                         Origin::Unknown, 0};
+      }
+      if (wrapped) return false;
+      if (q != p) pending_overflow = false;
+      t = tt;
+      k = static_cast<std::size_t>(w - o);
+      i += static_cast<std::size_t>(q - p) / wire::kRecordBytes;
+      p = q;
+      if (i == n) break;
     }
+    const std::uint64_t r = record(p);
+    if ((r >> 39) == 0) return false;  // a reference inside a report's values
     const unsigned op = static_cast<unsigned>((r >> 36) & 7);
     const std::uint64_t payload = r & wire::kPayloadMask;
     if (report_left > 0 && op != 4) return false;
@@ -108,6 +132,7 @@ bool records_ok(std::span<const std::uint8_t> b, const wire::FrameHeader& h, wir
         return false;
     }
   }
+  out.refs.resize(k);
   if (pending_overflow) return false;
   out.end_time = t;
   return true;
@@ -116,7 +141,12 @@ bool records_ok(std::span<const std::uint8_t> b, const wire::FrameHeader& h, wir
 }  // namespace
 
 Status decode_link_frame(std::span<const std::uint8_t> b, wire::DecodedFrame& out) {
-  out.clear();
+  // Everything but the references' size: records_ok sizes them itself, and a vector reused at its
+  // last frame's size is not zero-filled again.
+  out.events.clear();
+  out.losses.clear();
+  out.reports.clear();
+  out.end_time = 0;
   wire::FrameHeader h;
   bool ok = header_ok(b, h);
   if (ok) {
