@@ -47,7 +47,9 @@ Status LinkMerger::run(std::uint64_t watermark, bool force_all, MergeOutput& out
       }
     }
     if (active_.empty()) return Status::success();
-    const bool force = force_all || buffered_ > horizon_;
+    const bool over = buffered_ > horizon_;
+    reached_horizon_ |= over;
+    const bool force = force_all || over;
     // The stream with the least head (time, id), and the runner-up.
     std::uint16_t best = 0, second = 0;
     std::uint64_t best_t = UINT64_MAX, second_t = UINT64_MAX;

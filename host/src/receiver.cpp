@@ -164,7 +164,23 @@ Status Receiver::accept(const FrameBatch& batch, std::uint64_t now_ns) {
 }
 
 std::uint64_t Receiver::watermark(std::uint64_t now_ns) const {
-  if (!options_.live) return 0;  // files: only the horizon and the end release
+  if (!options_.live) {
+    // Files: arrival order is final. Until the merge has held a horizon's worth, only the horizon
+    // and the end release (a link may show up late in the file). From then on the links seen so
+    // far are taken as the file's, and what is earlier than every one of them can still deliver
+    // leaves at once, as in a live capture (each link's latest end_time, held below its open
+    // sequence gaps, which only a reordered frame can fill): the held references are then a few
+    // frames old instead of a horizon (96 MiB) old, and their copy into the sink no longer waits on
+    // memory. A link first seen later is merged as before when its references are not behind the
+    // frontier, and counted too late when they are.
+    if (!merger_.reached_horizon()) return 0;
+    std::uint64_t w = UINT64_MAX;
+    for (const auto& s : streams_) {
+      if (!s.known) continue;
+      w = std::min({w, s.watermark, s.tracker.hold(0)});
+    }
+    return w;
+  }
   const bool starting = now_ns - start_ns_ < options_.idle_ns;
   if (!expected_unseen_.empty() && starting) return 0;
   std::uint64_t w = UINT64_MAX;

@@ -379,6 +379,33 @@ TEST_CASE("merge against a sort of the same records, random multi-board streams 
   }
 }
 
+TEST_CASE("files: once a horizon's worth is held, what every link has passed leaves at once") {
+  // One board, three links, frames round-robin over the links as a board sends them.
+  auto t = test::make_traffic(1, 3, 400000, 21);
+  ReceiverOptions o;  // a file: not live
+  o.horizon_refs = 20000;
+  Run r;
+  Receiver rx(r.sink, o);
+  FrameBatch batch;
+  std::size_t max_late_buffered = 0;  // buffered after each batch, in the file's second half
+  constexpr std::size_t kPerBatch = 6;
+  for (std::size_t i = 0; i < t.frames.size(); i += kPerBatch) {
+    test::to_batch(t.frames, i, std::min(t.frames.size(), i + kPerBatch), batch);
+    REQUIRE(rx.accept(batch, 1).ok());
+    if (i > t.frames.size() / 2) max_late_buffered = std::max(max_late_buffered, rx.buffered_refs());
+  }
+  REQUIRE(rx.finish().ok());
+  // Before, a file held a full horizon (20000 here) to the end; now what is left after a batch is
+  // what the links' latest frames have not all passed: well under two batches of frames.
+  INFO("held after a batch: " << max_late_buffered);
+  CHECK(max_late_buffered < 2 * kPerBatch * wire::kMaxRecords);
+  CHECK(max_late_buffered < o.horizon_refs / 4);
+  std::vector<const WireFrame*> all;
+  for (const auto& f : t.frames) all.push_back(&f);
+  CHECK(r.sink.references() == test::expected_merge(all));
+  CHECK(rx.totals().too_late_refs == 0);
+}
+
 TEST_CASE("beyond the merge horizon: a delayed link's frames are too late, counted and stored as gaps") {
   auto t = test::make_traffic(1, 3, 30000, 8);
   // Link 2 arrives 40 frames behind the others.

@@ -63,6 +63,8 @@ class LinkMerger {
 
   std::uint64_t frontier() const { return frontier_; }
   std::size_t buffered_refs() const { return buffered_; }
+  // True once more than the horizon has been buffered (and the merge forced to release).
+  bool reached_horizon() const { return reached_horizon_; }
   // A reusable frame (from a pool of released ones).
   std::unique_ptr<PendingFrame> take_frame();
 
@@ -80,6 +82,7 @@ class LinkMerger {
   std::size_t buffered_ = 0;
   std::uint64_t frontier_ = 0;
   bool released_any_ = false;
+  bool reached_horizon_ = false;
 };
 
 }  // namespace hmtt::host
