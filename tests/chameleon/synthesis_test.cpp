@@ -291,6 +291,11 @@ TEST_CASE("chameleon synth: malformed profiles are errors naming the field, neve
       {"profile: regions[0].id: 4294967296 is above 4294967295 (region ids are 32-bit)", [](Json& j) {
          j["regions"] = Json::array({{{"id", 4294967296ull}, {"name", "r"}, {"weight", 1}, {"signature", j["signature"]}}});
        }},
+      // One entry per region id.
+      {"profile: regions[1].id: 4294967295 is also regions[0]'s (one entry per region)", [](Json& j) {
+         const Json r = {{"id", 4294967295ull}, {"name", "other"}, {"weight", 1}, {"signature", j["signature"]}};
+         j["regions"] = Json::array({r, r});
+       }},
       // A region profile whose regions all have zero weight cannot be synthesised.
       {"weight", [](Json& j) {
          j["regions"] = Json::array({{{"id", 1}, {"name", "r"}, {"weight", 0}, {"signature", j["signature"]}}});

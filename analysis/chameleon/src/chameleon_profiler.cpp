@@ -123,6 +123,13 @@ Result<ChameleonProfile> parse_profile(std::string_view data) {
       if (*id > UINT32_MAX)
         return make_error(rw + ".id: " + std::to_string(*id) + " is above 4294967295 (region ids are 32-bit)");
       region.region.id = static_cast<std::uint32_t>(*id);
+      // One signature per region: a second entry with the same id (a hand-edited file) would be
+      // mixed in as if it were another region.
+      for (std::size_t k = 0; k < p.regions.size(); ++k) {
+        if (p.regions[k].region.id == region.region.id)
+          return make_error(rw + ".id: " + std::to_string(*id) + " is also regions[" + std::to_string(k) +
+                            "]'s (one entry per region)");
+      }
       const auto name = r.find("name");
       if (name == r.end() || !name->is_string()) return make_error(rw + ".name: missing or not a string");
       region.region.name = name->get<std::string>();
