@@ -175,11 +175,15 @@ std::uint64_t Receiver::watermark(std::uint64_t now_ns) const {
     // frontier, and counted too late when they are.
     if (!merger_.reached_horizon()) return 0;
     std::uint64_t w = UINT64_MAX;
+    bool any = false;
     for (const auto& s : streams_) {
-      if (!s.known) continue;
+      // A link known only from bad frames (no decoded frame yet) holds nothing. Every known link
+      // has a watermark here, so nothing is released beyond what some link has passed.
+      if (!s.known || s.counters.frames + s.counters.too_late_frames + s.counters.duplicate_frames == 0) continue;
+      any = true;
       w = std::min({w, s.watermark, s.tracker.hold(0)});
     }
-    return w;
+    return any ? w : 0;
   }
   const bool starting = now_ns - start_ns_ < options_.idle_ns;
   if (!expected_unseen_.empty() && starting) return 0;
