@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <fstream>
 #include <sstream>
+#include <unordered_map>
 
 #include "hmtt/chameleon/chameleon.h"
 #include "hmtt/progress.h"
@@ -111,6 +112,7 @@ Result<ChameleonProfile> parse_profile(std::string_view data) {
     return make_error(where + "sampled_references: more than references");
   if (const auto regions = j.find("regions"); regions != j.end()) {
     if (!regions->is_array()) return make_error(where + "regions: not an array");
+    std::unordered_map<std::uint32_t, std::size_t> seen;  // region id -> its entry
     for (std::size_t i = 0; i < regions->size(); ++i) {
       const Json& r = (*regions)[i];
       const std::string rw = "profile: regions[" + std::to_string(i) + "]";
@@ -125,11 +127,9 @@ Result<ChameleonProfile> parse_profile(std::string_view data) {
       region.region.id = static_cast<std::uint32_t>(*id);
       // One signature per region: a second entry with the same id (a hand-edited file) would be
       // mixed in as if it were another region.
-      for (std::size_t k = 0; k < p.regions.size(); ++k) {
-        if (p.regions[k].region.id == region.region.id)
-          return make_error(rw + ".id: " + std::to_string(*id) + " is also regions[" + std::to_string(k) +
-                            "]'s (one entry per region)");
-      }
+      if (const auto [at, fresh] = seen.emplace(region.region.id, i); !fresh)
+        return make_error(rw + ".id: " + std::to_string(*id) + " is also regions[" + std::to_string(at->second) +
+                          "]'s (one entry per region)");
       const auto name = r.find("name");
       if (name == r.end() || !name->is_string()) return make_error(rw + ".name: missing or not a string");
       region.region.name = name->get<std::string>();
