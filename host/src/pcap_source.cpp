@@ -1,8 +1,10 @@
 #include "hmtt/host/pcap_source.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <pcap/pcap.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -18,6 +20,7 @@ struct PcapSource::Impl {
   bool check_udp_checksum = true;
   std::string path;
   std::vector<std::uint8_t> scratch;  // cooked captures rewritten as Ethernet
+  std::vector<char> file_buffer;       // the capture file's stdio buffer (outlives pcap: freed after ~Impl)
   std::string pending_error;
   ~Impl() {
     if (pcap) pcap_close(pcap);
@@ -25,6 +28,8 @@ struct PcapSource::Impl {
 };
 
 namespace {
+
+constexpr std::size_t kFileBufferBytes = 256 * 1024;
 
 bool supported(int dlt) { return dlt == DLT_EN10MB || dlt == DLT_LINUX_SLL || dlt == DLT_LINUX_SLL2; }
 
@@ -55,7 +60,20 @@ Result<std::unique_ptr<PcapSource>> PcapSource::open_file(const std::string& pat
                                                           bool check_udp_checksum) {
   char err[PCAP_ERRBUF_SIZE] = {};
   auto impl = std::make_unique<Impl>();
-  impl->pcap = pcap_open_offline_with_tstamp_precision(path.c_str(), PCAP_TSTAMP_PRECISION_NANO, err);
+  if (path == "-") {
+    impl->pcap = pcap_open_offline_with_tstamp_precision(path.c_str(), PCAP_TSTAMP_PRECISION_NANO, err);
+  } else {
+    // libpcap reads a file as two fread calls per packet; with stdio's default buffer (the file system's
+    // block, 4 KiB) that is a read system call every three frames, a tenth of an ingest's CPU. A larger
+    // buffer makes them rare.
+    FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) return make_error(path + ": cannot open: " + std::strerror(errno));
+    impl->file_buffer.resize(kFileBufferBytes);
+    std::setvbuf(f, impl->file_buffer.data(), _IOFBF, impl->file_buffer.size());
+    posix_fadvise(fileno(f), 0, 0, POSIX_FADV_SEQUENTIAL);
+    impl->pcap = pcap_fopen_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO, err);
+    if (!impl->pcap) std::fclose(f);  // pcap_close closes it once pcap has it
+  }
   if (!impl->pcap) return make_error(path + ": " + err);
   impl->nanos = pcap_get_tstamp_precision(impl->pcap) == PCAP_TSTAMP_PRECISION_NANO;
   impl->datalink = pcap_datalink(impl->pcap);

@@ -112,6 +112,10 @@ TEST_CASE("pcap file: truncated or foreign files are errors naming the file") {
   REQUIRE(!bad.ok());
   CHECK(bad.error().message.find(c.path.string()) == 0);
   std::filesystem::remove(c.path);
+
+  auto missing = PcapSource::open_file(c.path.string());
+  REQUIRE(!missing.ok());
+  CHECK(missing.error().message == c.path.string() + ": cannot open: No such file or directory");
 }
 
 TEST_CASE("--udp port lists") {
