@@ -26,7 +26,11 @@ psnap::StreamProfile mixed_profile() {
   k.window = 3000;  // several loops, instances and merged regions in 48 K references
   k.loop_similarity = 0.75;
   k.loop_signature = psnap::LoopSignature::Pages;  // one code region: pages tell the phases apart
-  return profile_of(psnap_test::mixed(8), k);
+  auto t = psnap_test::mixed(8);
+  const auto table = psnap_test::column_walk(24);  // then a table read down its columns: a sweep
+  t.insert(t.end(), table.begin(), table.end());
+  for (std::size_t i = 0; i < t.size(); ++i) t[i].time = i;
+  return profile_of(t, k);
 }
 
 // A stored (uncompressed) file around `body`, with a correct CRC: lets a test
@@ -47,6 +51,21 @@ std::string error_of(std::string_view data) {
   return p.ok() ? "" : p.error().message;
 }
 
+// The first region with a sweep, and its path ("[l].regions[r]").
+psnap::RegionProfile* sweep_region(psnap::StreamProfile& q) {
+  for (auto& l : q.loops)
+    for (auto& r : l.regions)
+      if (r.sweep_count) return &r;
+  FAIL("no region with a sweep");
+  return nullptr;
+}
+std::string sweep_path(const psnap::StreamProfile& q) {
+  for (std::size_t l = 0; l < q.loops.size(); ++l)
+    for (std::size_t r = 0; r < q.loops[l].regions.size(); ++r)
+      if (q.loops[l].regions[r].sweep_count) return "[" + std::to_string(l) + "].regions[" + std::to_string(r) + "]";
+  return "?";
+}
+
 std::vector<Reference> replay(const psnap::StreamProfile& p, std::uint64_t n) {
   auto src = psnap::make_replay(p, n, 5);
   auto all = collect(*src);
@@ -59,10 +78,11 @@ std::vector<Reference> replay(const psnap::StreamProfile& p, std::uint64_t n) {
 TEST_CASE("psnap binary profile: decode(encode(p)) == p, stored and deflated, and the same replay") {
   const auto p = mixed_profile();
   REQUIRE(p.loops.size() >= 2);
-  bool merged = false, code = false, negative = false, moves = false;
+  bool merged = false, code = false, negative = false, moves = false, sweep = false;
   for (const auto& l : p.loops)
     for (const auto& r : l.regions) {
       merged |= r.merged > 0;
+      sweep |= r.sweep_count > 0;
       code |= r.code;
       moves |= r.moves > 0;
       for (int b = 10; b < psnap::kRandomBin; ++b) negative |= r.strides[static_cast<std::size_t>(b)] > 0;
@@ -71,6 +91,7 @@ TEST_CASE("psnap binary profile: decode(encode(p)) == p, stored and deflated, an
   CHECK(code);
   CHECK(negative);
   CHECK(moves);
+  CHECK(sweep);
   for (auto c : {psnap::BinaryCompression::Stored, psnap::BinaryCompression::Deflate}) {
     const std::string bytes = psnap::to_binary(p, c);
     CHECK(psnap::is_binary_profile(bytes));
@@ -238,6 +259,19 @@ TEST_CASE("psnap binary profile: body errors name the byte and the field") {
        [](psnap::StreamProfile& q) { q.loops[0].regions[0].sizes[0].first = 5000; }},
       {".loops[0].regions[0].jump_reuse[0]", "more returns than random strides",
        [](psnap::StreamProfile& q) { q.loops[0].regions[0].jump_reuse[0] = q.loops[0].regions[0].strides[psnap::kRandomBin] + 1; }},
+      {".loops[L].regions[R].sweep[0]", "not 1 .. the random strides' count",
+       [](psnap::StreamProfile& q) {
+         auto& r = *sweep_region(q);
+         r.sweep_count = r.strides[psnap::kRandomBin] + 1;
+       }},
+      {".loops[L].regions[R].sweep[1]", "not a random stride (|stride| > 256)",
+       [](psnap::StreamProfile& q) { sweep_region(q)->sweep = 256; }},
+      {".loops[L].regions[R].jump_reuse[0]", "more returns than random strides",
+       [](psnap::StreamProfile& q) {
+         auto& r = *sweep_region(q);
+         r.jump_reuse = {};
+         r.jump_reuse[0] = r.strides[psnap::kRandomBin] - r.sweep_count + 1;  // the sweep's strides are not returns
+       }},
       {".loops[0].pattern[0]", "region 9999 does not exist",
        [](psnap::StreamProfile& q) { q.loops[0].pattern[0].first = 9999; }},
       {".order[0][0]", "loop 77 does not exist", [](psnap::StreamProfile& q) { q.order[0].first = 77; }},
@@ -250,7 +284,9 @@ TEST_CASE("psnap binary profile: body errors name the byte and the field") {
     INFO(got);
     const std::string head = "profile: body byte ";
     REQUIRE(got.rfind(head, 0) == 0);
-    CHECK(got.find(std::string(" (") + c.field + "): " + c.reason) != std::string::npos);
+    std::string field = c.field;
+    if (const auto at = field.find("[L].regions[R]"); at != std::string::npos) field.replace(at, 14, sweep_path(p));
+    CHECK(got.find(" (" + field + "): " + c.reason) != std::string::npos);
     // The named byte is where the field starts: the first changed byte d lies
     // in it (a varint starts at d, an 8-byte double up to 7 bytes before), or
     // it follows a count that changed with it (jump_reuse's length).

@@ -117,6 +117,20 @@ TEST_CASE("psnap profile: malformed profiles give an error naming the field") {
       {".loops[0].regions[0].stride_order.+8.+8", [](Json& j) { j["loops"][0]["regions"][0]["stride_order"]["+8"]["+8"] = -1; }},
       {".loops[0].regions[0].stride_order.+8", [](Json& j) { j["loops"][0]["regions"][0]["stride_order"]["+8"] = 3; }},
       {".loops[0].regions[0].code", [](Json& j) { j["loops"][0]["regions"][0]["code"] = "yes"; }},
+      {".loops[0].regions[0].sweep", [](Json& j) { j["loops"][0]["regions"][0]["sweep"] = Json::array({1}); }},
+      {".loops[0].regions[0].sweep[0]", [](Json& j) { j["loops"][0]["regions"][0]["sweep"] = Json::array({1u << 30, 1024}); }},
+      {".loops[0].regions[0].sweep[1]", [](Json& j) {
+         auto& r = j["loops"][0]["regions"][0];
+         r["strides"]["random"] = Json::array({5});
+         r.erase("jump_reuse");
+         r["sweep"] = Json::array({2, 100});
+       }},
+      {".loops[0].regions[0].jump_reuse", [](Json& j) {
+         auto& r = j["loops"][0]["regions"][0];
+         r["strides"]["random"] = Json::array({5});
+         r["jump_reuse"] = Json::array({0, 3});
+         r["sweep"] = Json::array({3, -4096});  // 3 + 3 of 5
+       }},
       {".order[0][0]", [](Json& j) { j["order"][0][0] = 3; }},
       {".order[0][1]", [](Json& j) { j["order"][0][1] = 0; }},
       {".order[0]", [](Json& j) { j["order"][0] = 1; }},

@@ -143,12 +143,43 @@ TEST_CASE("psnap merge: the merged stream's returns to its lines are kept (jump_
   CHECK(merged->count == 1000);
   CHECK(merged->working_set == 100);
   CHECK(bin_count(*merged, "random") == 999);
+  // The list visits node 37 n mod 100: a step of +37 pages 63 times a walk, the sweep (10 walks),
+  // and -63 pages 36 times. The sweep's returns (all but the first walk's 63) leave jump_reuse.
+  CHECK(merged->sweep == 37 * 4096);
+  CHECK(merged->sweep_count == 630);
   for (int k = 0; k < RegionProfile::kJumpBins; ++k)
-    CHECK_MESSAGE(merged->jump_reuse[static_cast<std::size_t>(k)] == (k == 6 ? 900u : 0u), "bin " << k);
+    CHECK_MESSAGE(merged->jump_reuse[static_cast<std::size_t>(k)] == (k == 6 ? 900u - (630u - 63u) : 0u), "bin " << k);
   // With merge_below=2 a node region's 2 accesses a window keep it a
   // region of its own: nothing is merged.
   const auto q = profile_of(t, PsnapKnobs{.window = 1000, .merge_below = 2});
   for (const auto& r : q.loops[0].regions) CHECK(r.merged == 0);
+}
+
+TEST_CASE("psnap sweep: a table read down its columns keeps its +1024 stride, apart from jump_reuse") {
+  const auto t = psnap_test::column_walk();  // 128 columns x 256 rows, one window
+  const auto p = profile_of(t);
+  REQUIRE(p.loops.size() == 1);
+  REQUIRE(p.loops[0].regions.size() == 1);  // the rows' regions grow into each other
+  const auto& r = p.loops[0].regions[0];
+  CHECK(r.count == t.size());
+  CHECK(bin_count(r, "random") == 128 * 255 + 127);  // the steps down, and the jumps to the next column
+  CHECK(r.sweep == 1024);
+  CHECK(r.sweep_count == 128 * 255);
+  // The steps down that returned to a line (256 accesses back: bin 8) are the sweep's; only the
+  // jumps to the next column are left in jump_reuse.
+  std::uint64_t returns = 0;
+  for (const auto c : r.jump_reuse) returns += c;
+  CHECK(returns <= 127);
+  CHECK(r.jump_reuse[8] == returns);
+  // Pointer chasing over random lines has no stride a quarter of its random ones: it keeps none.
+  std::uint64_t chased = 0;
+  for (const auto& l : profile_of(psnap_test::mixed(6)).loops)
+    for (const auto& q : l.regions)
+      if (q.merged) {
+        chased += bin_count(q, "random");
+        CHECK(q.sweep_count == 0);
+      }
+  CHECK(chased > 1000);
 }
 
 TEST_CASE("psnap loops: windows of the same phase share a loop; the order is run-length encoded") {

@@ -26,9 +26,17 @@ profile lackey -- "$dir/t.lackey" --method psnap --param encoding=json \
 # fewer than 16 times per window.
 sim_store run
 profile store -- "$dir/run.hmtt" --method psnap --param encoding=json --param merge_below=16 --param window=2K
+# A table of 256 rows of 1 KB read down 128 columns (Dinero din): its +1024 steps are a sweep.
+"$PYTHON" -c '
+import sys
+with open(sys.argv[1], "w") as f:
+    for c in range(128):
+        for r in range(256): f.write("0 %x\n" % (0x2000000 + 1024 * r + 8 * c))
+' "$dir/columns.din"
+profile columns -- "$dir/columns.din" --method psnap --param encoding=json
 # The parts of the format those cover (so the valid cases really exercise them).
 covered() {  # covered DESCRIPTION PYTHON-EXPRESSION-ON-PROFILES: true for at least one profile
-  if ! "$PYTHON" - "$dir"/default.json "$dir"/lackey.json "$dir"/store.json <<EOF; then
+  if ! "$PYTHON" - "$dir"/default.json "$dir"/lackey.json "$dir"/store.json "$dir"/columns.json <<EOF; then
 import json, sys
 regions = [r for f in sys.argv[1:] for l in json.load(open(f))["loops"] for r in l["regions"]]
 patterns = [e for f in sys.argv[1:] for l in json.load(open(f))["loops"] for e in l["pattern"]]
@@ -46,6 +54,7 @@ covered "a random stride"       'any("random" in r["strides"] for r in regions)'
 covered "a negative stride bin" 'any(k.startswith("-") for r in regions for k in r["strides"])'
 covered "a run in a pattern"    'any(isinstance(e, list) for e in patterns)'
 covered "a modify"              'any("modify" in r["kinds"] for r in regions)'
+covered "a sweep"               'any("sweep" in r for r in regions)'
 
 # ---- mutated profiles: the schema must reject each -----------------------------------------------
 # mutant NAME BASE OP POINTER VALUE LOADER (tests/schema_lib.sh); LOADER '-': hmtt synth does not
@@ -88,9 +97,12 @@ mutant random-stride   default set $R/strides '{"random": [1, 8]}'   '\.loops\[0
 mutant format          default set /format '"hmtt-trace"'       'not a profile of any method'
 mutant version-2       default set /version 2                   'profile: version: 2 is not a version this hmtt reads \(1\)'
 mutant no-version      default delete /version ''               'profile: version: missing'
+mutant sweep-stride    columns set $R/sweep/1 100               '\.sweep\[1\]: stride 100 is not a random one'
+mutant sweep-count-0   columns set $R/sweep/0 0                 '\.sweep\[0\]: not 1 \.\. the random'
+mutant sweep-single    columns set $R/sweep '[5]'               '\.sweep: expected \[count, stride\]'
 
 if [ "$fails" -ne 0 ]; then
   echo "$fails check(s) failed"
   exit 1
 fi
-echo "all psnap schema checks passed (3 real profiles valid, every mutant rejected)"
+echo "all psnap schema checks passed (4 real profiles valid, every mutant rejected)"

@@ -48,6 +48,19 @@ inline std::vector<hmtt::Reference> mixed(int phases) {
   return t;
 }
 
+// A table of 256 rows of 1 KB read down its columns, 8 bytes at a time
+// (column c: rows 0 .. 255 at base + 1024 r + c), `columns` columns from 0:
+// every step down a column is a +1024 stride, a random one for PSnAP's bins,
+// and returns to the line read 256 accesses earlier unless the column enters
+// a new 64-byte line.
+inline std::vector<hmtt::Reference> column_walk(std::uint64_t columns = 128) {
+  std::vector<hmtt::Reference> t;
+  for (std::uint64_t c = 0; c < columns; ++c)
+    for (std::uint64_t r = 0; r < 256; ++r) t.push_back(ref(0x2000000 + 1024 * r + 8 * c));
+  for (std::size_t i = 0; i < t.size(); ++i) t[i].time = i;
+  return t;
+}
+
 // A list of `nodes` nodes, one per 4 KB page, walked twice in every window of
 // 1000 references (so each node's region has 2 accesses a window and is
 // merged), between 800 reads of a hot 400-byte array; `windows` windows.

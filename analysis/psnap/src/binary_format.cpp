@@ -21,7 +21,7 @@ constexpr std::uint8_t kDeflate = 1;
 // Deflate expands at most ~1032:1; a header claiming more is corrupt (and
 // would make the decoder allocate for nothing).
 constexpr std::uint64_t kMaxInflation = 1032;
-constexpr std::uint8_t kFlagCode = 1, kFlagMerged = 2, kFlagMoves = 4;
+constexpr std::uint8_t kFlagCode = 1, kFlagMerged = 2, kFlagMoves = 4, kFlagSweep = 8;
 
 std::int64_t nominal(int bin) {
   if (bin == 0 || bin >= kRandomBin) return 0;
@@ -71,6 +71,7 @@ void write_region(BodyWriter& w, const RegionProfile& r, std::uint64_t previous_
   if (r.code) flags |= kFlagCode;
   if (r.merged) flags |= kFlagMerged;
   if (r.moves) flags |= kFlagMoves;
+  if (r.sweep_count) flags |= kFlagSweep;
   w.byte(flags);
   w.s(static_cast<std::int64_t>(r.base - previous_base));
   w.u(r.last - r.base);
@@ -108,6 +109,10 @@ void write_region(BodyWriter& w, const RegionProfile& r, std::uint64_t previous_
     w.u(used);
     for (std::size_t k = 0; k < used; ++k) w.u(a[k]);
   };
+  if (r.sweep_count) {
+    w.u(r.sweep_count);
+    w.s(r.sweep);
+  }
   reuse(r.jump_reuse);
   if (r.moves) {
     w.u(r.moves);
@@ -206,7 +211,7 @@ Status read_reuse(BodyReader& in, const std::string& field, std::array<std::uint
 Result<RegionProfile> read_region(BodyReader& in, const std::string& path, std::uint64_t previous_base) {
   RegionProfile r;
   HMTT_READ(flags, in.byte(path + ".flags"));
-  if (flags & ~(kFlagCode | kFlagMerged | kFlagMoves)) return in.fail(path + ".flags", "reserved bits set");
+  if (flags & ~(kFlagCode | kFlagMerged | kFlagMoves | kFlagSweep)) return in.fail(path + ".flags", "reserved bits set");
   r.code = flags & kFlagCode;
   HMTT_READ(delta, in.s(path + ".base"));
   r.base = previous_base + static_cast<std::uint64_t>(delta);
@@ -267,7 +272,15 @@ Result<RegionProfile> read_region(BodyReader& in, const std::string& path, std::
     const auto mag = static_cast<std::int64_t>(low + offset);
     r.exact[bi] = b < 10 ? mag : -mag;
   }
-  HMTT_TRY(read_reuse(in, path + ".jump_reuse", r.jump_reuse, r.strides[kRandomBin], "random strides"));
+  if (flags & kFlagSweep) {
+    HMTT_READ(sc, in.u(path + ".sweep[0]"));
+    if (sc == 0 || sc > r.strides[kRandomBin]) return in.fail(path + ".sweep[0]", "not 1 .. the random strides' count");
+    HMTT_READ(st, in.s(path + ".sweep[1]"));
+    if (stride_bin(st) != kRandomBin) return in.fail(path + ".sweep[1]", "not a random stride (|stride| > 256)");
+    r.sweep_count = sc;
+    r.sweep = st;
+  }
+  HMTT_TRY(read_reuse(in, path + ".jump_reuse", r.jump_reuse, r.strides[kRandomBin] - r.sweep_count, "random strides"));
   if (flags & kFlagMoves) {
     HMTT_READ(moves, in.u(path + ".moves"));
     if (moves == 0) return in.fail(path + ".moves", "flagged but zero");

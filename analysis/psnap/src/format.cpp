@@ -58,6 +58,7 @@ Json to_json(const StreamProfile& p) {
         else strides[std::string(stride_bin_label(b))] = Json::array({r.strides[bi], r.exact[bi]});
       }
       rj["strides"] = std::move(strides);
+      if (r.sweep_count) rj["sweep"] = Json::array({r.sweep_count, r.sweep});
       std::size_t used = r.jump_reuse.size();
       while (used > 0 && r.jump_reuse[used - 1] == 0) --used;
       if (used) rj["jump_reuse"] = std::vector<std::uint64_t>(r.jump_reuse.begin(), r.jump_reuse.begin() + static_cast<std::ptrdiff_t>(used));
@@ -229,7 +230,19 @@ Result<RegionProfile> region_from_json(const Json& rj, const std::string& path) 
     }
     return Status::success();
   };
-  HMTT_TRY(reuse("jump_reuse", r.jump_reuse, r.strides[kRandomBin], "random strides"));
+  if (const auto it = rj.find("sweep"); it != rj.end()) {
+    const std::string wp = path + ".sweep";
+    if (!it->is_array() || it->size() != 2 || !(*it)[1].is_number_integer())
+      return field_error(wp, "expected [count, stride] (the stride an integer)");
+    auto c = u64_value((*it)[0], wp + "[0]");
+    if (!c) return c.error();
+    if (*c == 0 || *c > r.strides[kRandomBin]) return field_error(wp + "[0]", "not 1 .. the random strides' count");
+    const auto st = (*it)[1].get<std::int64_t>();
+    if (stride_bin(st) != kRandomBin) return field_error(wp + "[1]", "stride " + std::to_string(st) + " is not a random one (|stride| > 256)");
+    r.sweep_count = *c;
+    r.sweep = st;
+  }
+  HMTT_TRY(reuse("jump_reuse", r.jump_reuse, r.strides[kRandomBin] - r.sweep_count, "random strides"));
   HMTT_TRY(reuse("move_reuse", r.move_reuse, r.moves, "moves"));
   const auto graph = rj.find("stride_order");
   if (graph == rj.end() || !graph->is_object())

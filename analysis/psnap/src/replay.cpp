@@ -79,12 +79,15 @@ class RegionWalk {
     return p_.base + static_cast<std::uint64_t>(r);
   }
 
-  // A random stride: back to a line this walk touched d accesses ago with
-  // the recorded odds (jump_reuse, by distance bin), else a far jump.
+  // A random stride: the sweep stride with its recorded share; else back to a
+  // line this walk touched d accesses ago with the recorded odds (jump_reuse,
+  // by distance bin), else a far jump.
   std::uint64_t jump(std::mt19937_64& rng) const {
     const std::uint64_t total = p_.strides[kRandomBin];
     if (total > 0) {
       std::uint64_t u = rng() % total;
+      if (u < p_.sweep_count) return wrap(cursor_, p_.sweep);
+      u -= p_.sweep_count;
       for (int k = 0; k < RegionProfile::kJumpBins; ++k) {
         const std::uint64_t c = p_.jump_reuse[static_cast<std::size_t>(k)];
         if (u >= c) {

@@ -54,6 +54,35 @@ struct RegionAccumulator {
   std::unordered_map<std::int64_t, std::uint64_t> exact;  // exact stride -> count (|stride| <= 256)
   std::unordered_map<std::uint64_t, std::uint64_t> lines;  // 64-byte line -> ordinal of its last access
   std::map<std::uint32_t, std::uint64_t> sizes;
+  // Random strides by exact value, each with its returns, so the most common one can become the
+  // sweep (RegionProfile::sweep) and leave jump_reuse. At most kFarStrides values are held, by the
+  // Space-Saving rule: a new value takes the place of the least counted one; `error` is what it
+  // inherited, so count - error strides (and their returns) were this value for certain.
+  struct FarStride {
+    std::uint64_t count = 0;
+    std::uint64_t error = 0;
+    std::array<std::uint64_t, RegionProfile::kJumpBins> reuse{};
+  };
+  static constexpr std::size_t kFarStrides = 64;
+  static constexpr std::uint64_t kSweepMin = 16;  // fewer is no pattern to keep
+  FarStride* far_stride(std::int64_t stride, std::uint64_t n) {
+    auto it = far.find(stride);
+    if (it == far.end()) {
+      FarStride f;
+      if (far.size() >= kFarStrides) {
+        auto least = far.begin();
+        for (auto j = far.begin(); j != far.end(); ++j)
+          if (j->second.count < least->second.count || (j->second.count == least->second.count && j->first < least->first))
+            least = j;
+        f.count = f.error = least->second.count;
+        far.erase(least);
+      }
+      it = far.emplace(stride, f).first;
+    }
+    it->second.count += n;
+    return &it->second;
+  }
+  std::unordered_map<std::int64_t, FarStride> far;
   std::uint64_t cursor = 0;  // the previous address (strides are taken from it)
   int prev_bin = -1;
   bool ranged = false;  // base and last were set before the first access (a loop region)
@@ -89,10 +118,14 @@ struct RegionAccumulator {
       const bool moved = bin != kRandomBin && (a >> 6) != (cursor >> 6);
       p.moves += moved;
       const std::uint64_t d = touch(a >> 6);
+      FarStride* fs = bin == kRandomBin ? far_stride(stride, 1) : nullptr;
       if ((bin == kRandomBin || moved) && d > 0) {
         const int k = static_cast<int>(std::bit_width(d)) - 1;
         auto& reuse = bin == kRandomBin ? p.jump_reuse : p.move_reuse;
-        if (k < RegionProfile::kJumpBins) ++reuse[static_cast<std::size_t>(k)];
+        if (k < RegionProfile::kJumpBins) {
+          ++reuse[static_cast<std::size_t>(k)];
+          if (fs) ++fs->reuse[static_cast<std::size_t>(k)];
+        }
       }
     }
     p.base = std::min(p.base, a);
@@ -120,6 +153,10 @@ struct RegionAccumulator {
     p.moves += o.p.moves;
     for (const auto& [s, c] : o.exact) exact[s] += c;
     for (const auto& [s, c] : o.sizes) sizes[s] += c;
+    for (const auto& [s, f] : o.far) {
+      FarStride* into = far_stride(s, f.count - f.error);
+      for (std::size_t k = 0; k < f.reuse.size(); ++k) into->reuse[k] += f.reuse[k];
+    }
     lines.insert(o.lines.begin(), o.lines.end());  // (the other region's ordinals are its own: approximate)
   }
 
@@ -139,6 +176,22 @@ struct RegionAccumulator {
     r.sizes.assign(sizes.begin(), sizes.end());
     std::stable_sort(r.sizes.begin(), r.sizes.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
     if (r.sizes.size() > 4) r.sizes.resize(4);  // the four most common sizes
+    // The sweep: the random stride seen most often for certain, when it is a quarter of them.
+    const FarStride* top = nullptr;
+    std::int64_t top_stride = 0;
+    for (const auto& [s, f] : far) {
+      const std::uint64_t c = f.count - f.error;
+      const std::uint64_t t = top ? top->count - top->error : 0;
+      if (!top || c > t || (c == t && s < top_stride)) {
+        top = &f;
+        top_stride = s;
+      }
+    }
+    if (top && top->count - top->error >= kSweepMin && 4 * (top->count - top->error) >= r.strides[kRandomBin]) {
+      r.sweep = top_stride;
+      r.sweep_count = top->count - top->error;
+      for (std::size_t k = 0; k < r.jump_reuse.size(); ++k) r.jump_reuse[k] -= top->reuse[k];
+    }
     return r;
   }
 

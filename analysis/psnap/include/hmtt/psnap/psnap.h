@@ -92,6 +92,12 @@ struct RegionProfile {
   // the rest are "far" and land on a working-set line drawn uniformly.
   static constexpr int kJumpBins = 17;
   std::array<std::uint64_t, kJumpBins> jump_reuse{};
+  // The most common exact stride among the random ones (|stride| > 256; an
+  // hmtt extension), kept when it is at least a quarter of them: a table read
+  // down a column, a lattice walked in turn. `sweep_count` of the random
+  // strides were this stride; jump_reuse counts the others only. 0: none.
+  std::int64_t sweep = 0;
+  std::uint64_t sweep_count = 0;
   // The same for strides within +-256 that move to another line (`moves` of
   // them). Replay steers its own share of such returns, per distance bin, to
   // the recorded one, so a stride walk does not diffuse over the whole range.
