@@ -41,10 +41,11 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 int main(int argc, char** argv) {
   const char* usage =
       "usage: receiver_ingest_bench FILE.pcap [--store OUT.hmtt] [--repeat N] [--threads 0|1] [--ingest-only]\n"
-      "                             [--horizon REFS]\n"
+      "                             [--horizon REFS] [--json]\n"
       "pcap-file ingest (read, check, decode, merge, and with --store write the trace store) in references/s,\n"
       "beside plain LZ4 compression of the same file bytes measured in the same run (docs/benchmarks.md,\n"
-      "\"Receiver\"). Each is run --repeat times (default 3) and the fastest run is printed, as JSON.\n"
+      "\"Receiver\"). Each is run --repeat times (default 3) and the fastest run is printed, as JSON\n"
+      "(with or without --json).\n"
       "--threads 0: no reader thread. --ingest-only: skip the LZ4 baseline (to profile the ingest alone).\n"
       "--horizon: references the merge may hold (the receiver's default when not given).\n";
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
@@ -52,6 +53,10 @@ int main(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   const std::string path = argv[1];
+  if (path.size() > 1 && path[0] == '-') {
+    std::fprintf(stderr, "receiver_ingest_bench: unknown option %s (the capture file comes first)\n%s", path.c_str(), usage);
+    return 2;
+  }
   std::string store_path;
   int repeat = 3;
   host::ReceiverOptions ro;
@@ -62,6 +67,7 @@ int main(int argc, char** argv) {
       ingest_only = true;
       continue;
     }
+    if (k == "--json") continue;  // the output is JSON already (every bench program takes --json)
     if (k == "--help" || k == "-h") {
       std::fputs(usage, stdout);
       return 0;

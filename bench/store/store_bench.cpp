@@ -439,6 +439,7 @@ int main(int argc, char** argv) {
     else if (a == "--repeat") repeat = static_cast<int>(std::clamp<std::uint64_t>(number(), 1, 1000));
     else {
       const bool help = a == "--help" || a == "-h";
+      if (!help) std::fprintf(stderr, "store_bench: unknown option %s\n", a.c_str());
       std::fprintf(help ? stdout : stderr,
                    "usage: store_bench [--refs N] [--lackey-refs N] [--lackey-cache FILE] [--skip-mix] [--keep] [--dir DIR]\n"
                    "                   [--accel A] [--chunk-refs N] [--page-size B] [--repeat N] [--write-only] [--json]\n"
