@@ -68,15 +68,17 @@ class RegionWalk {
  private:
   // cursor + stride, wrapped into the region's range (a sweep starts over).
   std::uint64_t wrap(std::uint64_t cursor, std::int64_t stride) const {
-    const std::uint64_t off = cursor - p_.base + static_cast<std::uint64_t>(stride);  // modulo 2^64
+    const std::uint64_t pos = cursor - p_.base;
+    const std::uint64_t off = pos + static_cast<std::uint64_t>(stride);  // modulo 2^64
     if (off < span_) return p_.base + off;
     if (span_ == 0) return p_.base;
-    // Signed offset modulo span.
-    const auto s = static_cast<std::int64_t>(cursor - p_.base) + stride;
-    const auto m = static_cast<std::int64_t>(span_ > static_cast<std::uint64_t>(INT64_MAX) ? INT64_MAX : span_);
-    std::int64_t r = s % m;
-    if (r < 0) r += m;
-    return p_.base + static_cast<std::uint64_t>(r);
+    // (pos + stride) modulo span in unsigned steps: a sweep read from a profile may be any
+    // 64-bit stride, and no step here can overflow.
+    const std::uint64_t m = span_;
+    const std::uint64_t mag = stride >= 0 ? static_cast<std::uint64_t>(stride) : 0 - static_cast<std::uint64_t>(stride);
+    const std::uint64_t p = pos % m, d = mag % m;
+    const std::uint64_t r = stride >= 0 ? (p >= m - d ? p - (m - d) : p + d) : (p >= d ? p - d : p + (m - d));
+    return p_.base + r;
   }
 
   // A random stride: the sweep stride with its recorded share; else back to a
