@@ -64,8 +64,8 @@ Result<std::unique_ptr<PcapSource>> PcapSource::open_file(const std::string& pat
     impl->pcap = pcap_open_offline_with_tstamp_precision(path.c_str(), PCAP_TSTAMP_PRECISION_NANO, err);
   } else {
     // libpcap reads a file as two fread calls per packet; with stdio's default buffer (the file system's
-    // block, 4 KiB) that is a read system call every three frames, a tenth of an ingest's CPU. A larger
-    // buffer makes them rare.
+    // block, 4 KiB) that is a read system call every three frames. 256 KiB makes them rare: about 5 %
+    // less CPU for an ingest (docs/benchmarks.md, "Receiver", stop 21).
     FILE* f = std::fopen(path.c_str(), "rb");
     if (!f) return make_error(path + ": cannot open: " + std::strerror(errno));
     impl->file_buffer.resize(kFileBufferBytes);

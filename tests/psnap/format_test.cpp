@@ -125,6 +125,12 @@ TEST_CASE("psnap profile: malformed profiles give an error naming the field") {
          r.erase("jump_reuse");
          r["sweep"] = Json::array({2, 100});
        }},
+      {".loops[0].regions[0].sweep[1]", [](Json& j) {  // 2^63 would read as INT64_MIN
+         auto& r = j["loops"][0]["regions"][0];
+         r["strides"]["random"] = Json::array({5});
+         r.erase("jump_reuse");
+         r["sweep"] = Json::array({2, std::uint64_t{1} << 63});
+       }},
       {".loops[0].regions[0].jump_reuse", [](Json& j) {
          auto& r = j["loops"][0]["regions"][0];
          r["strides"]["random"] = Json::array({5});

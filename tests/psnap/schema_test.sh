@@ -100,6 +100,7 @@ mutant no-version      default delete /version ''               'profile: versio
 mutant sweep-stride    columns set $R/sweep/1 100               '\.sweep\[1\]: stride 100 is not a random one'
 mutant sweep-count-0   columns set $R/sweep/0 0                 '\.sweep\[0\]: not 1 \.\. the random'
 mutant sweep-single    columns set $R/sweep '[5]'               '\.sweep: expected \[count, stride\]'
+mutant sweep-2-63      columns set $R/sweep/1 9223372036854775808  '\.sweep\[1\]: stride 9223372036854775808 is beyond'
 
 if [ "$fails" -ne 0 ]; then
   echo "$fails check(s) failed"

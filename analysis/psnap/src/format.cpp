@@ -237,6 +237,8 @@ Result<RegionProfile> region_from_json(const Json& rj, const std::string& path) 
     auto c = u64_value((*it)[0], wp + "[0]");
     if (!c) return c.error();
     if (*c == 0 || *c > r.strides[kRandomBin]) return field_error(wp + "[0]", "not 1 .. the random strides' count");
+    if ((*it)[1].is_number_unsigned() && (*it)[1].get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
+      return field_error(wp + "[1]", "stride " + (*it)[1].dump() + " is beyond a 64-bit signed stride");
     const auto st = (*it)[1].get<std::int64_t>();
     if (stride_bin(st) != kRandomBin) return field_error(wp + "[1]", "stride " + std::to_string(st) + " is not a random one (|stride| > 256)");
     r.sweep_count = *c;
