@@ -2,9 +2,8 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
-#include <list>
-#include <unordered_map>
 
+#include "hmtt/analysis/reuse_distance.h"
 #include "hmtt/psnap/psnap.h"
 #include "streams.h"
 
@@ -60,24 +59,12 @@ TEST_CASE("psnap replay: a regular loop comes back reference for reference") {
 }
 
 namespace {
-// Hit ratio of a fully-associative LRU cache of `lines` 64-byte lines.
-double lru_hits(const std::vector<Reference>& t, std::size_t lines) {
-  std::list<std::uint64_t> order;
-  std::unordered_map<std::uint64_t, std::list<std::uint64_t>::iterator> where;
-  std::uint64_t hits = 0;
-  for (const auto& r : t) {
-    const std::uint64_t line = r.address >> 6;
-    if (auto it = where.find(line); it != where.end()) {
-      ++hits;
-      order.erase(it->second);
-    } else if (order.size() == lines) {
-      where.erase(order.back());
-      order.pop_back();
-    }
-    order.push_front(line);
-    where[line] = order.begin();
-  }
-  return static_cast<double>(hits) / static_cast<double>(t.size());
+// Hit ratio of a fully-associative LRU cache of `lines` 64-byte lines (a power of two).
+double lru_hits(const std::vector<Reference>& t, std::uint64_t lines) {
+  analysis::LruStackDistance stack(64);
+  analysis::ReuseHistogram h;
+  for (const auto& r : t) h.add(stack.access(r.address));
+  return h.hit_ratio(lines);
 }
 }  // namespace
 
