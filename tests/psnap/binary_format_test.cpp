@@ -37,7 +37,7 @@ psnap::StreamProfile mixed_profile() {
 // reach the body decoder with a body it edited.
 std::string stored_file(const std::string& body) {
   std::string f = "HMTTPSNP";
-  f += std::string{'\x01', '\x00', '\x00', '\x00'};
+  f += std::string{'\x02', '\x00', '\x00', '\x00'};
   auto u32 = [&](std::uint32_t v) {
     for (int i = 0; i < 4; ++i) f += static_cast<char>(static_cast<std::uint8_t>(v >> (8 * i)));
   };
@@ -166,6 +166,7 @@ TEST_CASE("psnap binary profile: the worked example of docs/psnap.md, byte for b
       "\x00"                                // merge_below 0
       "\x00\x00\x00\x00\x00\x00\xe0\x3f"    // loop_similarity 0.5
       "\x01"                                // loop_signature: code
+      "\x80\x08"                            // lattice_stride 1024
       "\x01"                                // 1 loop
       "\x01\x10\x01"                        // 1 instance, 16 references, 1 region
       "\x00"                                // flags: data, not merged, no moves
@@ -189,6 +190,21 @@ TEST_CASE("psnap binary profile: the worked example of docs/psnap.md, byte for b
   auto back = psnap::decode_body(expected);
   REQUIRE(back.ok());
   CHECK(*back == p);
+  // The same body in version 1, which had no lattice_stride: it reads as 0 (made before it).
+  std::string v1 = expected;
+  v1.erase(v1.find("\x80\x08\x01\x01\x10"), 2);
+  auto old = psnap::decode_body(v1, 1);
+  REQUIRE(old.ok());
+  CHECK(old->knobs.lattice_stride == 0);
+  auto as_v2 = *old;
+  as_v2.knobs.lattice_stride = p.knobs.lattice_stride;
+  CHECK(as_v2 == p);
+  CHECK_FALSE(psnap::decode_body(v1, 2).ok());  // read as version 2 it is cut short
+  std::string v1_file = stored_file(v1);
+  v1_file[8] = '\x01';
+  auto from_file = psnap::from_binary(v1_file);
+  REQUIRE(from_file.ok());
+  CHECK(*from_file == *old);
 }
 
 TEST_CASE("psnap binary profile: header errors name the byte") {
@@ -201,7 +217,8 @@ TEST_CASE("psnap binary profile: header errors name the byte") {
   };
   CHECK(error_of("HMTTPS").find("byte 6: the 20-byte header is cut short") != std::string::npos);
   CHECK(edited(0, 'X').find("byte 0: not a binary PSnAP profile") != std::string::npos);
-  CHECK(edited(8, 2).find("byte 8: version 2") != std::string::npos);
+  CHECK(edited(8, 3).find("byte 8: version 3 (this reader knows 1 and 2)") != std::string::npos);
+  CHECK(edited(8, 0).find("byte 8: version 0") != std::string::npos);
   CHECK(edited(9, 7).find("byte 9: unknown compression 7") != std::string::npos);
   CHECK(edited(11, 1).find("byte 11: reserved") != std::string::npos);
   CHECK(edited(12, static_cast<char>(good[12] + 1)).find("byte 12: body length") != std::string::npos);

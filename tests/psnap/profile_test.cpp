@@ -182,6 +182,33 @@ TEST_CASE("psnap sweep: a table read down its columns keeps its +1024 stride, ap
   CHECK(chased > 1000);
 }
 
+TEST_CASE("psnap lattice: rows a constant stride apart, read in turn, join one region and keep their sweep") {
+  // The first 8 columns of a 256 x 1 KB table, read down each column: each row's range stays 56 bytes
+  // wide, 968 bytes short of the next row, so by distance alone every row is a region of its own.
+  const auto t = psnap_test::column_walk(8);
+  const auto p = profile_of(t);
+  REQUIRE(p.loops.size() == 1);
+  REQUIRE(p.loops[0].regions.size() == 1);
+  const auto& r = p.loops[0].regions[0];
+  CHECK(r.count == t.size());
+  CHECK(r.base == 0x2000000);
+  CHECK(r.last == 0x2000000 + 1024 * 255 + 8 * 7);
+  CHECK(r.sweep == 1024);
+  CHECK(r.sweep_count == 8 * 255);
+  // Off (as profiles made before it), each row is a region of its own (8 accesses, not merged).
+  const auto off = profile_of(t, PsnapKnobs{.lattice_stride = 0});
+  REQUIRE(off.loops.size() == 1);
+  CHECK(off.loops[0].regions.size() == 256);
+  for (const auto& q : off.loops[0].regions) CHECK(q.sweep_count == 0);
+  // Rows further apart than lattice_stride stay apart too.
+  std::vector<Reference> wide;
+  for (std::uint64_t c = 0; c < 8; ++c)
+    for (std::uint64_t row = 0; row < 64; ++row) wide.push_back(ref(0x2000000 + 2048 * row + 8 * c));
+  for (std::size_t i = 0; i < wide.size(); ++i) wide[i].time = i;
+  CHECK(profile_of(wide).loops[0].regions.size() == 64);
+  CHECK(profile_of(wide, PsnapKnobs{.lattice_stride = 2048}).loops[0].regions.size() == 1);
+}
+
 TEST_CASE("psnap loops: windows of the same phase share a loop; the order is run-length encoded") {
   std::vector<Reference> t;
   auto phase = [&](std::uint64_t base) {

@@ -15,7 +15,7 @@ namespace hmtt::psnap {
 namespace {
 
 constexpr std::size_t kHeaderBytes = 20;
-constexpr std::uint8_t kVersion = 1;
+constexpr std::uint8_t kVersion = 2;  // 2 added lattice_stride; 1 is still read (lattice_stride 0)
 constexpr std::uint8_t kStored = 0;
 constexpr std::uint8_t kDeflate = 1;
 // Deflate expands at most ~1032:1; a header claiming more is corrupt (and
@@ -306,7 +306,7 @@ Result<RegionProfile> read_region(BodyReader& in, const std::string& path, std::
 
 }  // namespace
 
-Result<StreamProfile> decode_body(std::string_view body) {
+Result<StreamProfile> decode_body(std::string_view body, int version) {
   BodyReader in(body);
   StreamProfile p;
   HMTT_READ(refs, in.u(".references"));
@@ -326,6 +326,11 @@ Result<StreamProfile> decode_body(std::string_view body) {
   HMTT_READ(signature, in.byte(".loop_signature"));
   if (signature > 1) return in.fail(".loop_signature", "must be 0 (pages) or 1 (code)");
   p.knobs.loop_signature = static_cast<LoopSignature>(signature);
+  p.knobs.lattice_stride = 0;  // version 1 profiles were made before it
+  if (version >= 2) {
+    HMTT_READ(lattice, in.u(".lattice_stride"));
+    p.knobs.lattice_stride = lattice;
+  }
   HMTT_READ(nloops, in.u(".loops"));
   for (std::uint64_t li = 0; li < nloops; ++li) {
     const std::string lp = ".loops[" + std::to_string(li) + "]";
@@ -401,6 +406,7 @@ std::string encode_body(const StreamProfile& p) {
   w.u(p.knobs.merge_below);
   w.f64(p.knobs.loop_similarity);
   w.byte(static_cast<std::uint8_t>(p.knobs.loop_signature));
+  w.u(p.knobs.lattice_stride);
   w.u(p.loops.size());
   for (const auto& l : p.loops) {
     w.u(l.instances);
@@ -447,8 +453,9 @@ std::string to_binary(const StreamProfile& p, BinaryCompression compression) {
 Result<StreamProfile> from_binary(std::string_view data) {
   if (data.size() < kHeaderBytes) return header_error(data.size(), "the 20-byte header is cut short");
   if (!is_binary_profile(data)) return header_error(0, "not a binary PSnAP profile (magic HMTTPSNP)");
-  if (static_cast<std::uint8_t>(data[8]) != kVersion)
-    return header_error(8, "version " + std::to_string(static_cast<std::uint8_t>(data[8])) + " (this reader knows 1)");
+  const auto version = static_cast<std::uint8_t>(data[8]);
+  if (version < 1 || version > kVersion)
+    return header_error(8, "version " + std::to_string(version) + " (this reader knows 1 and 2)");
   const auto compression = static_cast<std::uint8_t>(data[9]);
   if (compression != kStored && compression != kDeflate)
     return header_error(9, "unknown compression " + std::to_string(compression) + " (0 stored, 1 deflate)");
@@ -488,7 +495,7 @@ Result<StreamProfile> from_binary(std::string_view data) {
   const auto actual = static_cast<std::uint32_t>(
       crc32(0L, reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(body.size())));
   if (actual != crc) return header_error(16, "body CRC-32 mismatch: the profile is corrupt");
-  return decode_body(body);
+  return decode_body(body, version);
 }
 
 }  // namespace hmtt::psnap

@@ -61,6 +61,9 @@ class PsnapProfiler final : public Profiler {
              "a window's signature: code (its instruction lines; pages if it has none) or pages (4 KB pages touched)"},
             {"merge_below", std::to_string(d.merge_below),
              "regions accessed fewer times per window are merged into one (pointer chasing)"},
+            {"lattice_stride", std::to_string(d.lattice_stride),
+             "bytes: new regions a constant stride apart (above region_distance, up to this) walked in turn join one "
+             "region (a table read down a column); 0: off"},
             {"encoding", "binary",
              "the profile file: binary (varints, deflate; docs/psnap.md), binary-stored (not compressed) or json"}};
   }
@@ -77,6 +80,8 @@ class PsnapProfiler final : public Profiler {
     if (!similarity) return similarity.error();
     auto merge = params.u64("merge_below");
     if (!merge) return merge.error();
+    auto lattice = params.u64("lattice_stride");
+    if (!lattice) return lattice.error();
     auto signature = params.text("loop_signature");
     if (!signature) return signature.error();
     if (*signature != "code" && *signature != "pages")
@@ -97,6 +102,7 @@ class PsnapProfiler final : public Profiler {
     k.window = *window;
     k.loop_similarity = *similarity;
     k.merge_below = *merge;
+    k.lattice_stride = *lattice;
 
     psnap::StreamProfiler profiler(k);
     std::vector<Reference> buf(run.batch ? run.batch : 4096);

@@ -213,7 +213,7 @@ class RegionFinder {
     bool code = false;                 // instruction fetches
   };
 
-  explicit RegionFinder(std::uint64_t distance) : d_(distance) {}
+  RegionFinder(std::uint64_t distance, std::uint64_t lattice) : d_(distance), lattice_(lattice) {}
 
   std::uint32_t access(const Reference& ref) {
     auto& index = ref.kind == Kind::IFetch ? code_ : data_;
@@ -224,7 +224,9 @@ class RegionFinder {
       --it;
       if (regions_[it->second].last + d_ >= a) r = it->second;
     }
+    if (r == UINT32_MAX && ref.kind != Kind::IFetch) r = lattice(a);
     if (r == UINT32_MAX) {
+      if (ref.kind != Kind::IFetch) note_new(a, static_cast<std::uint32_t>(regions_.size()));
       r = static_cast<std::uint32_t>(regions_.size());
       regions_.push_back({a, a, 1, ref.kind == Kind::IFetch});
       alias_.push_back(r);
@@ -261,21 +263,73 @@ class RegionFinder {
         if (regions_[prev->second].last + d_ >= regions_[r].base) other = prev->second;
       }
       if (other == UINT32_MAX) return r;
-      const std::uint32_t keep = std::min(r, other), gone = std::max(r, other);  // the older survives
-      auto& k = regions_[keep];
-      const auto& g = regions_[gone];
-      index.erase(k.base);
-      index.erase(g.base);
-      k.base = std::min(k.base, g.base);
-      k.last = std::max(k.last, g.last);
-      k.count += g.count;
-      alias_[gone] = keep;
-      index.emplace(k.base, keep);
-      r = keep;
+      r = unite(index, r, other);
     }
   }
 
+  // Two regions (roots) become one spanning both; the older id survives and is returned.
+  std::uint32_t unite(std::map<std::uint64_t, std::uint32_t>& index, std::uint32_t r, std::uint32_t other) {
+    const std::uint32_t keep = std::min(r, other), gone = std::max(r, other);
+    auto& k = regions_[keep];
+    const auto& g = regions_[gone];
+    index.erase(k.base);
+    index.erase(g.base);
+    k.base = std::min(k.base, g.base);
+    k.last = std::max(k.last, g.last);
+    k.count += g.count;
+    alias_[gone] = keep;
+    index.emplace(k.base, keep);
+    return keep;
+  }
+
+  // A lattice (PsnapKnobs::lattice_stride): a data address out of every region's reach, one
+  // stride s on from a recent such address that was itself s on from another, with
+  // region_distance < |s| <= lattice_stride: the rows of a table read down a column. It joins the
+  // region of the row before, which spans the three (and every region between them), instead of
+  // starting a region of its own; the steps between rows become that region's strides (its sweep).
+  std::uint32_t lattice(std::uint64_t a) {
+    if (lattice_ <= d_) return UINT32_MAX;
+    for (unsigned i = 0; i < kRecent; ++i) {
+      const auto& x = recent_[i];
+      if (!x.used) continue;
+      const std::uint64_t s = a - x.addr;
+      const std::uint64_t mag = static_cast<std::int64_t>(s) < 0 ? 0 - s : s;
+      if (mag <= d_ || mag > lattice_) continue;
+      for (unsigned j = 0; j < kRecent; ++j) {
+        const auto& y = recent_[j];
+        if (!y.used || j == i || x.addr - y.addr != s) continue;
+        std::uint32_t r = root(x.region);
+        if (root(y.region) != r) r = unite(data_, r, root(y.region));
+        auto& g = regions_[r];
+        ++g.count;
+        g.last = std::max(g.last, a);
+        if (a < g.base) {  // no region starts at a: it was out of every region's reach
+          data_.erase(g.base);
+          g.base = a;
+          data_.emplace(a, r);
+        }
+        const std::uint32_t k = coalesce(data_, r);
+        note_new(a, k);
+        return k;
+      }
+    }
+    return UINT32_MAX;
+  }
+  void note_new(std::uint64_t a, std::uint32_t r) {
+    recent_[next_recent_] = {a, r, true};
+    next_recent_ = (next_recent_ + 1) % kRecent;
+  }
+  static constexpr unsigned kRecent = 8;  // the new addresses looked back on
+  struct Recent {
+    std::uint64_t addr = 0;
+    std::uint32_t region = 0;
+    bool used = false;
+  };
+  std::array<Recent, kRecent> recent_{};
+  unsigned next_recent_ = 0;
+
   std::uint64_t d_;
+  std::uint64_t lattice_;
   std::vector<Region> regions_;
   std::vector<std::uint32_t> alias_;
   std::map<std::uint64_t, std::uint32_t> code_, data_;  // base -> region id (roots only)
@@ -322,7 +376,7 @@ double jaccard(const std::vector<std::uint64_t>& a, const std::vector<std::uint6
 }  // namespace
 
 struct StreamProfiler::State {
-  explicit State(const PsnapKnobs& k) : knobs(k), finder(k.region_distance) {}
+  explicit State(const PsnapKnobs& k) : knobs(k), finder(k.region_distance, k.lattice_stride) {}
   PsnapKnobs knobs;
   std::uint64_t references = 0;
   // The open window.
@@ -492,7 +546,7 @@ void StreamProfiler::State::close_window() {
   if (!order.empty() && order.back().first == loop) ++order.back().second;
   else order.emplace_back(loop, 1);
 
-  finder = RegionFinder(knobs.region_distance);
+  finder = RegionFinder(knobs.region_distance, knobs.lattice_stride);
   log.clear();
   in_window = 0;
   pattern.clear();
