@@ -374,15 +374,20 @@ Result<TraceSeed> generate_seed(const SignatureModel& model, const GeneratorOpti
     seed.cdf_max_error = max_err;
   }
   Random rng(options.random_seed ^ 0x5eed0ff5e7ULL);
+  Random size_rng(options.random_seed ^ 0x512e5ULL);  // access sizes, apart from the rest
   std::vector<double> kind_cumulative(kKindCount);
   double ks = 0;
   for (std::size_t k = 0; k < kKindCount; ++k) kind_cumulative[k] = (ks += model.kinds[k]);
+  std::array<double, kSizeSlots> size_cumulative{};
+  double ss = 0;
+  for (std::size_t k = 0; k < kSizeSlots; ++k) size_cumulative[k] = (ss += model.sizes[k]);
   AccessHistoryTrees trees(levels, shape.age_bins > 1);
   seed.addresses.resize(best.blocks.size());
   BlockLayout layout(model, options.random_seed);
   const std::vector<std::uint64_t> slot_of = layout.place(best.working_set);
   seed.span_blocks = layout.span_blocks();
   seed.kinds.resize(best.blocks.size());
+  if (ss > 0) seed.size_slots.resize(best.blocks.size());
   // Lines: a block reuse picks the line (of the narrowest width) whose
   // current reuse distances, at every width from the line to half the block,
   // keep the CDFs of distances achieved so far (for the block reuse's alpha
@@ -529,6 +534,17 @@ Result<TraceSeed> generate_seed(const SignatureModel& model, const GeneratorOpti
       while (kind + 1 < kKindCount && kind_cumulative[kind] <= u) ++kind;
     }
     seed.kinds[i] = static_cast<Kind>(kind);
+    if (ss > 0) {
+      // Drawn from their own stream so that a signature without sizes keeps its exact trace.
+      const double u = size_rng.unit() * ss;
+      std::size_t slot = 0;
+      while (slot + 1 < kSizeSlots && size_cumulative[slot] <= u) ++slot;
+      seed.size_slots[i] = static_cast<std::uint8_t>(slot);
+      // Naturally aligned (at most to a block), as a board's line-sized records and most program
+      // accesses are: a 64-byte access then covers one 64-byte line, both halves of a 32-byte one.
+      const std::uint64_t align = std::min<std::uint64_t>(std::uint64_t{1} << slot, shape.block_bytes);
+      seed.addresses[i] &= ~(align - 1);
+    }
   }
   return seed;
 }
@@ -549,6 +565,7 @@ Result<std::size_t> SeedExpansion::read(std::span<Reference> out) {
     r.time = done_;
     r.address = seed_->addresses[i] + (copy % cycle) * copy_bytes;
     r.size = static_cast<std::uint32_t>(seed_->shape.word_bytes);
+    if (!seed_->size_slots.empty()) r.size = std::uint32_t{1} << seed_->size_slots[i];
     r.kind = seed_->kinds[i];
     out[n++] = r;
     ++done_;

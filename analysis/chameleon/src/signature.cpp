@@ -61,6 +61,11 @@ Result<std::uint64_t> count(const Json& j, const char* field, const std::string&
 
 }  // namespace
 
+std::size_t size_slot(std::uint32_t bytes) {
+  if (bytes <= 1) return 0;
+  return std::min<std::size_t>(static_cast<std::size_t>(std::bit_width(bytes - 1u)), kSizeSlots - 1);
+}
+
 std::size_t SignatureShape::levels() const {
   return static_cast<std::size_t>(std::countr_zero(block_bytes) - std::countr_zero(word_bytes));
 }
@@ -173,6 +178,7 @@ Status MemorySignature::add(const MemorySignature& other) {
   sum(first_right, other.first_right);
   sum(line_reuse, other.line_reuse);
   for (std::size_t k = 0; k < kinds.size(); ++k) kinds[k] += other.kinds[k];
+  for (std::size_t k = 0; k < sizes.size(); ++k) sizes[k] += other.sizes[k];
   sum(layout_bins, other.layout_bins);
   sum(layout_streams, other.layout_streams);
   for (const auto& [d, c] : other.layout_exact) layout_exact[d] += c;
@@ -198,6 +204,10 @@ Json MemorySignature::to_json() const {
   Json k = Json::object();
   for (int i = 0; i < kKindCount; ++i) k[std::string(kind_name(static_cast<Kind>(i)))] = kinds[static_cast<std::size_t>(i)];
   j["kinds"] = k;
+  Json sz = Json::object();  // bytes -> references, the sizes seen
+  for (std::size_t i = 0; i < kSizeSlots; ++i)
+    if (sizes[i]) sz[std::to_string(std::uint64_t{1} << i)] = sizes[i];
+  j["sizes"] = sz;
   // Derived, for people: the paper's 17-point CDF.
   Json cdf_j = Json::object();
   Json depths = Json::array(), hits = Json::array();
@@ -277,6 +287,25 @@ Result<MemorySignature> MemorySignature::from_json(const Json& j, const Signatur
     auto v = count(*kinds, name.c_str(), where + ".kinds");
     if (!v) return v.error();
     s.kinds[static_cast<std::size_t>(i)] = *v;
+  }
+  // Access sizes (absent in signatures written before them: the word size).
+  if (const auto sz = j.find("sizes"); sz != j.end()) {
+    if (!sz->is_object()) return make_error(where + ".sizes: not an object");
+    std::uint64_t by_size = 0;
+    for (const auto& [key, value] : sz->items()) {
+      std::size_t slot = kSizeSlots;
+      for (std::size_t i = 0; i < kSizeSlots; ++i)
+        if (key == std::to_string(std::uint64_t{1} << i)) slot = i;
+      if (slot == kSizeSlots) return make_error(where + ".sizes." + key + ": not a power of two from 1 to 4096");
+      auto v = count(*sz, key.c_str(), where + ".sizes");
+      if (!v) return v.error();
+      s.sizes[slot] = *v;
+      if (by_size > UINT64_MAX - *v) return make_error(where + ".sizes: counts overflow");
+      by_size += *v;
+    }
+    if (by_size != s.references)
+      return make_error(where + ".sizes: sum " + std::to_string(by_size) + " differs from references " +
+                        std::to_string(s.references));
   }
   const std::size_t levels = shape.levels();
   auto reuse = counts(j, "reuse", shape.histogram_bins(), true, where);
@@ -414,6 +443,7 @@ Result<SignatureModel> combine(const std::vector<WeightedSignature>& regions) {
       firsts[l] += scale * static_cast<double>(s->first_left[l] + s->first_right[l]);
     }
     for (std::size_t k = 0; k < m.kinds.size(); ++k) m.kinds[k] += scale * static_cast<double>(s->kinds[k]);
+    for (std::size_t k = 0; k < m.sizes.size(); ++k) m.sizes[k] += scale * static_cast<double>(s->sizes[k]);
     for (std::size_t i = 0; i < lines.size() && i < s->line_reuse.size(); ++i)
       lines[i] += scale * static_cast<double>(s->line_reuse[i]);
     for (std::size_t b = 0; b < layout_bins.size() && b < s->layout_bins.size(); ++b)
@@ -426,6 +456,7 @@ Result<SignatureModel> combine(const std::vector<WeightedSignature>& regions) {
   m.cold /= total;
   for (double& p : m.reuse) p /= total;
   for (double& p : m.kinds) p /= total;
+  for (double& p : m.sizes) p /= total;
   // Alpha of a (bin, level, state) never observed: that of the same level and
   // state over all bins, else 1/2.
   m.alpha.assign(yes.size(), 0.5);

@@ -157,6 +157,7 @@ void SignatureTracer::access(const Reference& ref) {
   const std::uint64_t distance = stack_->access(ref.address);
   ++sig.references;
   ++sig.kinds[static_cast<std::size_t>(ref.kind) % kKindCount];
+  ++sig.sizes[size_slot(ref.size)];
   const std::uint64_t block = ref.address / options_.shape.block_bytes;
   std::uint64_t& slot = tree_of_.upsert(block);
   std::size_t abin = 0;

@@ -53,6 +53,9 @@ struct TraceSeed {
   SignatureShape shape;
   std::vector<std::uint64_t> addresses;  // byte addresses (base + slot(block) * block_bytes + word * word_bytes)
   std::vector<Kind> kinds;
+  // Per reference, the access size's slot (size_slot: 2^slot bytes; its address is aligned to
+  // that, at most to a block); empty when the signature kept no sizes: the word size.
+  std::vector<std::uint8_t> size_slots;
   std::uint64_t base_address = 0;
   std::uint64_t working_set_blocks = 0;  // distinct blocks of the seed
   std::uint64_t min_replications = 0;    // copies that flush 2^16 blocks
@@ -67,7 +70,7 @@ struct TraceSeed {
 Result<TraceSeed> generate_seed(const SignatureModel& model, const GeneratorOptions& options);
 
 // The seed expanded (by shifted replication) or truncated to `length`
-// references; time = index, size = word size.
+// references; time = index, size = the seed's (the word size without recorded sizes).
 class SeedExpansion final : public ReferenceSource {
  public:
   SeedExpansion(std::shared_ptr<const TraceSeed> seed, std::uint64_t length);

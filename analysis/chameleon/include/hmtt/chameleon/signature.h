@@ -84,6 +84,10 @@ inline constexpr std::size_t kOctaves = 40;
 inline constexpr std::size_t kLayoutExact = 32;
 // Walks the layout follows: a new block right after one of the last this many new blocks.
 inline constexpr std::size_t kLayoutStreams = 8;
+// Access sizes, by power of two: slot s holds sizes in (2^(s-1), 2^s] bytes (slot 0: 1 byte), up to
+// 4096 and beyond in the last slot. Synthesis emits 2^s, naturally aligned.
+inline constexpr std::size_t kSizeSlots = 13;
+std::size_t size_slot(std::uint32_t bytes);
 
 // The shape every signature of one profile shares.
 struct SignatureShape {
@@ -144,6 +148,9 @@ struct MemorySignature {
   std::vector<std::uint64_t> layout_bins;
   std::vector<std::uint64_t> layout_streams;  // kLayoutStreams counts (empty without layout)
   std::array<std::uint64_t, kKindCount> kinds{};
+  // References per access-size slot (size_slot); all zero in signatures written before sizes
+  // were kept, whose synthetic traces take the word size.
+  std::array<std::uint64_t, kSizeSlots> sizes{};
 
   // An all-zero signature of `shape`.
   static MemorySignature empty(const SignatureShape& shape);
@@ -194,6 +201,7 @@ struct SignatureModel {
   std::vector<double> layout_bins;
   std::vector<double> layout_streams;  // kLayoutStreams weights: after the j-th most recent new block
   std::array<double, kKindCount> kinds{};
+  std::array<double, kSizeSlots> sizes{};  // all zero: every access of the word size
 };
 
 struct WeightedSignature {
