@@ -38,28 +38,30 @@ int run_export(const ExportVerbOptions& o) {
   if (!s) return hmtt::app::fail("export", s.error());
   const auto& c = s->counts;
   auto fname = format_name(opts.format);
+  // With -o - the trace is standard output; the summary goes to standard error.
+  std::FILE* out = o.output == "-" ? stderr : stdout;
   if (o.json) {
-    std::printf("{\"input\": %s, \"output\": %s, \"format\": \"%.*s\", \"references\": %llu, \"by_kind\": {",
+    std::fprintf(out, "{\"input\": %s, \"output\": %s, \"format\": \"%.*s\", \"references\": %llu, \"by_kind\": {",
                 hmtt::app::json_quote(o.input).c_str(), hmtt::app::json_quote(o.output).c_str(), static_cast<int>(fname.size()), fname.data(),
                 static_cast<unsigned long long>(c.references));
     for (int k = 0; k < hmtt::kKindCount; ++k) {
       auto name = hmtt::kind_name(static_cast<hmtt::Kind>(k));
-      std::printf("%s\"%.*s\": %llu", k ? ", " : "", static_cast<int>(name.size()), name.data(),
+      std::fprintf(out, "%s\"%.*s\": %llu", k ? ", " : "", static_cast<int>(name.size()), name.data(),
                   static_cast<unsigned long long>(c.by_kind[k]));
     }
-    std::printf("}, \"kind_normalised\": %llu, \"bytes\": %llu}\n", static_cast<unsigned long long>(c.kind_normalised),
+    std::fprintf(out, "}, \"kind_normalised\": %llu, \"bytes\": %llu}\n", static_cast<unsigned long long>(c.kind_normalised),
                 static_cast<unsigned long long>(c.bytes));
   } else {
-    std::printf("exported %llu references from %s to %s (%.*s, %llu bytes)\n",
+    std::fprintf(out, "exported %llu references from %s to %s (%.*s, %llu bytes)\n",
                 static_cast<unsigned long long>(c.references), o.input.c_str(), o.output.c_str(),
                 static_cast<int>(fname.size()), fname.data(), static_cast<unsigned long long>(c.bytes));
     for (int k = 0; k < hmtt::kKindCount; ++k) {
       auto name = hmtt::kind_name(static_cast<hmtt::Kind>(k));
-      std::printf("  %-8.*s %llu\n", static_cast<int>(name.size()), name.data(),
+      std::fprintf(out, "  %-8.*s %llu\n", static_cast<int>(name.size()), name.data(),
                   static_cast<unsigned long long>(c.by_kind[k]));
     }
     if (c.kind_normalised)
-      std::printf("  %llu references written as another kind (the format has no ifetch/modify; see "
+      std::fprintf(out, "  %llu references written as another kind (the format has no ifetch/modify; see "
                   "docs/trace-formats.md)\n",
                   static_cast<unsigned long long>(c.kind_normalised));
   }
@@ -75,7 +77,7 @@ void setup_export(CLI::App& app, int& exit_code) {
   cmd->add_option("--format,-f", o->format,
                   "output format: " + hmtt::tracefmt::format_names(false) + " (default: from the -o file name)");
   cmd->add_option("--input-format", o->input_format, "format of TRACE (default: auto)")->capture_default_str();
-  cmd->add_option("-o,--output", o->output, "the trace file to write")->required();
+  cmd->add_option("-o,--output", o->output, "the trace file to write; - for standard output (give --format; the summary goes to standard error)")->required();
   cmd->add_flag("--overwrite", o->overwrite, "replace an existing file");
   cmd->add_flag("--json", o->json, "print the summary as JSON");
   cmd->callback([o, &exit_code]() { exit_code = run_export(*o); });

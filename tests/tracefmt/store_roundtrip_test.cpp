@@ -189,6 +189,20 @@ TEST_CASE("hmtt import and hmtt export print the counts by kind") {
   CHECK(read_file(dir.file("t.csv")) ==
         "time,address,kind,size,origin,source\n0,0x400,ifetch,4,unknown,0\n1,0x1000,read,4,unknown,0\n"
         "2,0x1008,write,4,unknown,0\n3,0x404,ifetch,4,unknown,0\n");
+  // -o -: the trace on standard output, byte for byte the file's; the summary (JSON too) on stderr.
+  cmd = std::string(bin) + " export '" + store_path + "' --format csv -o - --json > '" + dir.file("stdout.csv") +
+        "' 2> '" + json + "'";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  CHECK(read_file(dir.file("stdout.csv")) == read_file(dir.file("t.csv")));
+  out = read_file(json);
+  CHECK(out.find("\"output\": \"-\"") != std::string::npos);
+  CHECK(out.find("\"references\": 4") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists("-"));
+  // ... and it needs --format: a name "-" says none.
+  cmd = std::string(bin) + " export '" + store_path + "' -o - > '" + dir.file("stdout.csv") + "' 2> '" + json + "'";
+  CHECK(WEXITSTATUS(std::system(cmd.c_str())) == 1);
+  CHECK(read_file(json).find("-: give --format") != std::string::npos);
+  CHECK(read_file(dir.file("stdout.csv")).empty());
   // Malformed input: exit code 1 and the place of the error on stderr.
   std::ofstream(dir.file("bad.din")) << "0 10\nzz 1\n";
   cmd = std::string(bin) + " import '" + dir.file("bad.din") + "' -o '" + dir.file("bad.hmtt") + "' 2> '" + json + "'";

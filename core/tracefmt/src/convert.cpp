@@ -53,7 +53,7 @@ Result<ExportSummary> export_trace(const std::string& input, const std::string& 
   if (!writer) return writer.error();
   auto st = pump_to(*source, **writer, file_reader, options.progress);
   if (!st) {
-    ::unlink(output.c_str());  // a partial file would pass for a complete export
+    if (output != "-") ::unlink(output.c_str());  // a partial file would pass for a complete export
     return st.error();
   }
   ExportSummary s;

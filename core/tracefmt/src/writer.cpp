@@ -256,6 +256,11 @@ Result<std::unique_ptr<TraceWriter>> open_writer(const std::string& path, Format
     return make_error(path + ": cannot tell the output format from the name (give --format: " + format_names(false) + ")");
   if (format == Format::Store)
     return make_error(path + ": an hmtt store is written by `hmtt import`, not by a trace writer");
+  if (path == "-") {  // standard output (a copy of it, which the writer closes)
+    const int out = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+    if (out < 0) return make_error(std::string("standard output: cannot use it: ") + std::strerror(errno));
+    return make_writer(std::make_unique<ByteOutput>(out, "standard output"), format, 1u << 20);
+  }
   int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (options.overwrite ? O_TRUNC : O_EXCL);
   int fd = ::open(path.c_str(), flags, 0644);
   if (fd < 0) {
