@@ -37,7 +37,7 @@ psnap::StreamProfile mixed_profile() {
 // reach the body decoder with a body it edited.
 std::string stored_file(const std::string& body) {
   std::string f = "HMTTPSNP";
-  f += std::string{'\x02', '\x00', '\x00', '\x00'};
+  f += std::string{'\x03', '\x00', '\x00', '\x00'};
   auto u32 = [&](std::uint32_t v) {
     for (int i = 0; i < 4; ++i) f += static_cast<char>(static_cast<std::uint8_t>(v >> (8 * i)));
   };
@@ -167,6 +167,7 @@ TEST_CASE("psnap binary profile: the worked example of docs/psnap.md, byte for b
       "\x00\x00\x00\x00\x00\x00\xe0\x3f"    // loop_similarity 0.5
       "\x01"                                // loop_signature: code
       "\x80\x08"                            // lattice_stride 1024
+      "\x01"                                // returns: loop
       "\x01"                                // 1 loop
       "\x01\x10\x01"                        // 1 instance, 16 references, 1 region
       "\x00"                                // flags: data, not merged, no moves
@@ -190,21 +191,41 @@ TEST_CASE("psnap binary profile: the worked example of docs/psnap.md, byte for b
   auto back = psnap::decode_body(expected);
   REQUIRE(back.ok());
   CHECK(*back == p);
-  // The same body in version 1, which had no lattice_stride: it reads as 0 (made before it).
-  std::string v1 = expected;
+  // The same body in version 2, which had no return scope: its returns were counted within a window.
+  std::string v2 = expected;
+  v2.erase(v2.find("\x80\x08\x01\x01\x01\x10") + 2, 1);
+  auto older = psnap::decode_body(v2, 2);
+  REQUIRE(older.ok());
+  CHECK(older->knobs.returns == psnap::ReturnScope::Window);
+  CHECK(older->knobs.lattice_stride == 1024);
+  auto as_v3 = *older;
+  as_v3.knobs.returns = p.knobs.returns;
+  CHECK(as_v3 == p);
+  CHECK_FALSE(psnap::decode_body(v2, 3).ok());  // read as version 3 it is cut short
+  // And in version 1, which had no lattice_stride either: it reads as 0 (made before it).
+  std::string v1 = v2;
   v1.erase(v1.find("\x80\x08\x01\x01\x10"), 2);
   auto old = psnap::decode_body(v1, 1);
   REQUIRE(old.ok());
   CHECK(old->knobs.lattice_stride == 0);
+  CHECK(old->knobs.returns == psnap::ReturnScope::Window);
   auto as_v2 = *old;
   as_v2.knobs.lattice_stride = p.knobs.lattice_stride;
-  CHECK(as_v2 == p);
+  CHECK(as_v2 == *older);
   CHECK_FALSE(psnap::decode_body(v1, 2).ok());  // read as version 2 it is cut short
-  std::string v1_file = stored_file(v1);
-  v1_file[8] = '\x01';
-  auto from_file = psnap::from_binary(v1_file);
-  REQUIRE(from_file.ok());
-  CHECK(*from_file == *old);
+  for (const auto& [body_of, version] : {std::pair{&v1, '\x01'}, std::pair{&v2, '\x02'}}) {
+    std::string file = stored_file(*body_of);
+    file[8] = version;
+    auto from_file = psnap::from_binary(file);
+    REQUIRE(from_file.ok());
+    CHECK(*from_file == (version == '\x01' ? *old : *older));
+  }
+  // A return scope other than 0 (window) and 1 (loop) is refused, naming the field.
+  std::string bad = expected;
+  bad[bad.find("\x80\x08\x01\x01\x01\x10") + 2] = '\x02';
+  auto refused = psnap::decode_body(bad);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().message.find(".returns") != std::string::npos);
 }
 
 TEST_CASE("psnap binary profile: header errors name the byte") {
@@ -217,7 +238,7 @@ TEST_CASE("psnap binary profile: header errors name the byte") {
   };
   CHECK(error_of("HMTTPS").find("byte 6: the 20-byte header is cut short") != std::string::npos);
   CHECK(edited(0, 'X').find("byte 0: not a binary PSnAP profile") != std::string::npos);
-  CHECK(edited(8, 3).find("byte 8: version 3 (this reader knows 1 and 2)") != std::string::npos);
+  CHECK(edited(8, 4).find("byte 8: version 4 (this reader knows 1, 2 and 3)") != std::string::npos);
   CHECK(edited(8, 0).find("byte 8: version 0") != std::string::npos);
   CHECK(edited(9, 7).find("byte 9: unknown compression 7") != std::string::npos);
   CHECK(edited(11, 1).find("byte 11: reserved") != std::string::npos);

@@ -49,6 +49,7 @@ TEST_CASE("psnap profile: header, recognised, summary with the complexity measur
   CHECK(j["format"] == "hmtt-profile");
   CHECK(j["method"] == "psnap");
   CHECK(j["params"]["region_distance"] == "256");
+  CHECK(j["returns"] == "loop");
   CHECK(j["loops"][0]["regions"][0]["strides"]["+8"] == Json::array({5110, 8}));
   CHECK(j["region_count"] == 2);
   CHECK(j["loops"][0]["regions"][0]["stride_order"]["+8"]["+8"] == 10 * 510);
@@ -57,6 +58,13 @@ TEST_CASE("psnap profile: header, recognised, summary with the complexity measur
   REQUIRE(back.ok());
   Json again = psnap::to_json(*back);
   for (const auto& [k, v] : again.items()) CHECK(j[k] == v);
+  CHECK(back->knobs.returns == psnap::ReturnScope::Loop);
+  // A profile written before the return scope has no "returns": its returns were counted within a window.
+  Json old = j;
+  old.erase("returns");
+  auto old_back = psnap::from_json(old);
+  REQUIRE(old_back.ok());
+  CHECK(old_back->knobs.returns == psnap::ReturnScope::Window);
 
   const auto t = psnap_test::two_sweeps(10);
   VectorSource src(t);
@@ -70,7 +78,8 @@ TEST_CASE("psnap profile: header, recognised, summary with the complexity measur
 
 TEST_CASE("psnap profile: bad knobs are errors naming the knob") {
   auto p = analysis::make_psnap_profiler();
-  for (const char* bad : {"window=0", "window=4194305", "pattern_buffer=0", "loop_similarity=2", "window=x", "region_distance=-1"}) {
+  for (const char* bad : {"window=0", "window=4194305", "pattern_buffer=0", "loop_similarity=2", "window=x", "region_distance=-1",
+                          "returns=sometimes"}) {
     auto params = analysis::ProfileParams::parse({bad}, p->params());
     REQUIRE(params.ok());
     VectorSource src(psnap_test::two_sweeps(1));
@@ -137,6 +146,8 @@ TEST_CASE("psnap profile: malformed profiles give an error naming the field") {
          r["jump_reuse"] = Json::array({0, 3});
          r["sweep"] = Json::array({3, -4096});  // 3 + 3 of 5
        }},
+      {".returns", [](Json& j) { j["returns"] = "sideways"; }},
+      {".returns", [](Json& j) { j["returns"] = 1; }},
       {".order[0][0]", [](Json& j) { j["order"][0][0] = 3; }},
       {".order[0][1]", [](Json& j) { j["order"][0][1] = 0; }},
       {".order[0]", [](Json& j) { j["order"][0] = 1; }},

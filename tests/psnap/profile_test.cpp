@@ -155,6 +155,41 @@ TEST_CASE("psnap merge: the merged stream's returns to its lines are kept (jump_
   for (const auto& r : q.loops[0].regions) CHECK(r.merged == 0);
 }
 
+TEST_CASE("psnap returns: counted across the loop's windows (returns=loop), or within each window") {
+  // 4 windows of 1000 references, each reading the same 50 lines (one region) in one shuffled
+  // order 20 times: 3999 strides, each to another line. Counted across the loop, every stride is a
+  // return but the 49 to a line's first touch ever; counted within each window, the first touch of
+  // every line in windows 1-3 (150 strides) is not one either.
+  std::vector<std::uint64_t> order(50);
+  for (std::uint64_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::uint64_t x = 11;
+  for (std::size_t i = order.size() - 1; i > 0; --i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    std::swap(order[i], order[(x >> 33) % (i + 1)]);
+  }
+  REQUIRE(order.front() != order.back());
+  std::vector<Reference> t;
+  for (int pass = 0; pass < 80; ++pass)
+    for (const auto line : order) t.push_back(psnap_test::ref(0x3000000 + 64 * line));
+  for (std::size_t i = 0; i < t.size(); ++i) t[i].time = i;
+  auto returns_of = [&](ReturnScope scope) {
+    const auto p = profile_of(t, PsnapKnobs{.window = 1000, .returns = scope});
+    REQUIRE(p.loops.size() == 1);
+    REQUIRE(p.loops[0].regions.size() == 1);
+    const RegionProfile& r = p.loops[0].regions[0];
+    CHECK(r.count == 4000);
+    CHECK(r.working_set == 50);
+    CHECK(r.sweep_count == 0);
+    std::uint64_t n = 0;
+    for (const auto c : r.jump_reuse) n += c;
+    for (const auto c : r.move_reuse) n += c;
+    return n;
+  };
+  CHECK(returns_of(ReturnScope::Loop) == 3999 - 49);
+  CHECK(returns_of(ReturnScope::Window) == 3999 - 49 - 150);
+  CHECK(PsnapKnobs{}.returns == ReturnScope::Loop);
+}
+
 TEST_CASE("psnap sweep: a table read down its columns keeps its +1024 stride, apart from jump_reuse") {
   const auto t = psnap_test::column_walk();  // 128 columns x 256 rows, one window
   const auto p = profile_of(t);

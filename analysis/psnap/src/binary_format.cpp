@@ -15,7 +15,9 @@ namespace hmtt::psnap {
 namespace {
 
 constexpr std::size_t kHeaderBytes = 20;
-constexpr std::uint8_t kVersion = 2;  // 2 added lattice_stride; 1 is still read (lattice_stride 0)
+// 2 added lattice_stride, 3 the return scope; 1 and 2 are still read (lattice_stride 0 in 1,
+// returns counted within a window in both).
+constexpr std::uint8_t kVersion = 3;
 constexpr std::uint8_t kStored = 0;
 constexpr std::uint8_t kDeflate = 1;
 // Deflate expands at most ~1032:1; a header claiming more is corrupt (and
@@ -331,6 +333,12 @@ Result<StreamProfile> decode_body(std::string_view body, int version) {
     HMTT_READ(lattice, in.u(".lattice_stride"));
     p.knobs.lattice_stride = lattice;
   }
+  p.knobs.returns = ReturnScope::Window;  // versions 1 and 2 counted returns within a window
+  if (version >= 3) {
+    HMTT_READ(returns, in.byte(".returns"));
+    if (returns > 1) return in.fail(".returns", "must be 0 (window) or 1 (loop)");
+    p.knobs.returns = static_cast<ReturnScope>(returns);
+  }
   HMTT_READ(nloops, in.u(".loops"));
   for (std::uint64_t li = 0; li < nloops; ++li) {
     const std::string lp = ".loops[" + std::to_string(li) + "]";
@@ -407,6 +415,7 @@ std::string encode_body(const StreamProfile& p) {
   w.f64(p.knobs.loop_similarity);
   w.byte(static_cast<std::uint8_t>(p.knobs.loop_signature));
   w.u(p.knobs.lattice_stride);
+  w.byte(static_cast<std::uint8_t>(p.knobs.returns));
   w.u(p.loops.size());
   for (const auto& l : p.loops) {
     w.u(l.instances);
@@ -455,7 +464,7 @@ Result<StreamProfile> from_binary(std::string_view data) {
   if (!is_binary_profile(data)) return header_error(0, "not a binary PSnAP profile (magic HMTTPSNP)");
   const auto version = static_cast<std::uint8_t>(data[8]);
   if (version < 1 || version > kVersion)
-    return header_error(8, "version " + std::to_string(version) + " (this reader knows 1 and 2)");
+    return header_error(8, "version " + std::to_string(version) + " (this reader knows 1, 2 and 3)");
   const auto compression = static_cast<std::uint8_t>(data[9]);
   if (compression != kStored && compression != kDeflate)
     return header_error(9, "unknown compression " + std::to_string(compression) + " (0 stored, 1 deflate)");

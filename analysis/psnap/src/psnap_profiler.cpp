@@ -64,6 +64,9 @@ class PsnapProfiler final : public Profiler {
             {"lattice_stride", std::to_string(d.lattice_stride),
              "bytes: new regions a constant stride apart (above region_distance, up to this) walked in turn join one "
              "region (a table read down a column); 0: off"},
+            {"returns", "loop",
+             "where a region's returns to a line are counted: loop (across the loop's windows; replay returns to a "
+             "line last touched that long ago) or window (within a window, the model of profiles before version 3)"},
             {"encoding", "binary",
              "the profile file: binary (varints, deflate; docs/psnap.md), binary-stored (not compressed) or json"}};
   }
@@ -87,6 +90,11 @@ class PsnapProfiler final : public Profiler {
     if (*signature != "code" && *signature != "pages")
       return make_error("parameter 'loop_signature': '" + *signature + "' is not code or pages");
     k.loop_signature = *signature == "code" ? psnap::LoopSignature::Code : psnap::LoopSignature::Pages;
+    auto returns = params.text("returns");
+    if (!returns) return returns.error();
+    if (*returns != "loop" && *returns != "window")
+      return make_error("parameter 'returns': '" + *returns + "' is not loop or window");
+    k.returns = *returns == "loop" ? psnap::ReturnScope::Loop : psnap::ReturnScope::Window;
     auto encoding = params.text("encoding");
     if (!encoding) return encoding.error();
     if (*encoding != "binary" && *encoding != "binary-stored" && *encoding != "json")

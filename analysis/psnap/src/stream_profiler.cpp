@@ -86,7 +86,7 @@ struct RegionAccumulator {
   std::uint64_t cursor = 0;  // the previous address (strides are taken from it)
   int prev_bin = -1;
   bool ranged = false;  // base and last were set before the first access (a loop region)
-  std::uint64_t window_start = 0;  // p.count when the current window began (returns are within a window)
+  std::uint64_t window_start = 0;  // returns count from this access on (the window's first, or 0: the loop's)
 
   // How many of this region's accesses ago `line` was last touched (0: never);
   // records this access as its last.
@@ -524,15 +524,24 @@ void StreamProfiler::State::close_window() {
   //    regions that joined one loop region (a lattice of small regions
   //    walked in turn, a merged pointer chase) are strides of that stream.
   //    A run is a stretch of the window's references in one loop region.
-  //    Returns to a line (jump_reuse, move_reuse) count within the window,
-  //    as when each window's regions were profiled alone: counted across
-  //    windows, the returns from one instance of a loop to the lines of an
-  //    earlier one made replay return so often that gzip's synthetic stream
-  //    missed L1 a seventh as often as gzip (L2 error 0.9 -> 28 %). The
-  //    merged region's count across windows: its pointer chase revisits
-  //    nodes from window to window, and without those returns replay
-  //    scattered xz's merged accesses over 9,738 lines (docs/accuracy.md).
-  for (auto& acc : L.regions) acc.window_start = acc.p.merged ? 0 : acc.p.count;
+  //    Returns to a line (jump_reuse, move_reuse) count across the loop's
+  //    windows (`returns=loop`, the default): a line first touched in this
+  //    window but used in an earlier one is a return, not a far jump, and
+  //    replay returns to a line last touched that long ago. gzw's hash
+  //    chains touch 64 lines in their first window and add 10-20 a window;
+  //    counted within a window, every window's first touches were far jumps
+  //    over all 887 lines, and the synthetic region touched 700 lines a
+  //    window from the first on (now 332 in the first, then 1-13 more a
+  //    window; docs/accuracy.md). Counting across windows works only with
+  //    replay by last touch: replayed as the line of the access d ago, the
+  //    returns came back too soon (gzip's L2 error 0.9 -> 28 % in issue 10).
+  //    With `returns=window` they count within the window, as when each
+  //    window's regions were profiled alone. The merged region counts across
+  //    windows either way: its pointer chase revisits nodes from window to
+  //    window, and without those returns replay scattered xz's merged
+  //    accesses over 9,738 lines (docs/accuracy.md).
+  const bool across = knobs.returns == ReturnScope::Loop;
+  for (auto& acc : L.regions) acc.window_start = acc.p.merged || across ? 0 : acc.p.count;
   std::uint32_t prev = UINT32_MAX;
   for (const auto& [ref, id] : log) {
     const std::uint32_t r = L.root(to_loop[local[finder.root(id)]]);

@@ -55,6 +55,14 @@ int stride_bin_of_label(std::string_view label);
 // pages), or the 4 KB pages they touch.
 enum class LoopSignature : std::uint8_t { Pages = 0, Code = 1 };
 
+// Where a region's returns to a line (jump_reuse, move_reuse) are counted.
+// Window: within one window, as each window's regions were profiled alone
+// (profiles before version 3); a line's first touch in a window is a far jump.
+// Loop: across all the windows of the region's loop, so only a line's first
+// touch ever is a far jump, and replay returns to a line whose last touch was
+// that long ago (an hmtt extension; docs/psnap.md).
+enum class ReturnScope : std::uint8_t { Window = 0, Loop = 1 };
+
 // The largest `window`: the profiler keeps a window's references (32 bytes
 // each) until the window closes, so this bounds that buffer at 128 MiB.
 inline constexpr std::uint64_t kMaxWindow = std::uint64_t{1} << 22;
@@ -74,6 +82,7 @@ struct PsnapKnobs {
   // strides between the rows become its sweep (an hmtt extension; docs/accuracy.md: bzip2's L2
   // error 10.6 -> 6.0 %). 0 (or at most region_distance): off, as profiles made before it.
   std::uint64_t lattice_stride = 1024;
+  ReturnScope returns = ReturnScope::Loop;
   bool operator==(const PsnapKnobs&) const = default;
 };
 
@@ -174,10 +183,11 @@ std::string to_binary(const StreamProfile& p, BinaryCompression compression = Bi
 Result<StreamProfile> from_binary(std::string_view data);
 bool is_binary_profile(std::string_view data);
 // The body alone (no header, no compression, no CRC): for tests and fuzzing.
-// encode_body writes the current version's (2); decode_body reads `version`'s
-// (1 has no lattice_stride, which then reads as 0).
+// encode_body writes the current version's (3); decode_body reads `version`'s
+// (1 has no lattice_stride, which then reads as 0; 1 and 2 have no return
+// scope, which then reads as ReturnScope::Window).
 std::string encode_body(const StreamProfile& p);
-Result<StreamProfile> decode_body(std::string_view body, int version = 2);
+Result<StreamProfile> decode_body(std::string_view body, int version = 3);
 
 // The synthetic stream of a profile: `length` references (0 = the profile's count).
 std::unique_ptr<ReferenceSource> make_replay(StreamProfile profile, std::uint64_t length, std::uint64_t seed);
