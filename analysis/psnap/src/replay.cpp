@@ -203,7 +203,8 @@ class RegionWalk {
   int mode_bin_ = 0;
   std::vector<std::uint64_t> histogram_, kinds_, sizes_;
   // Returns within this many accesses of the drawn distance land on a line's last touch
-  // (docs/accuracy.md: 1024 against 64, L2 mean 2.60 against 2.77 % at seed 1).
+  // (docs/accuracy.md: with 64, L2 means 3.10 / 2.58 / 2.97 % at replay seeds 1-3; 1024:
+  // 2.56 / 2.65 / 2.57 %).
   static constexpr std::uint64_t kReturnProbe = 1024;
   const bool by_last_touch_;  // returns counted across the loop: replayed by last touch (line_back)
   // With returns across the loop, a walk whose strides are at least this share one bin is a
