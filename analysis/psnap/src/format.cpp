@@ -20,7 +20,7 @@ Json to_json(const StreamProfile& p) {
   j["window"] = p.knobs.window;
   j["region_distance"] = p.knobs.region_distance;
   j["pattern_buffer"] = p.knobs.pattern_buffer;
-  j["returns"] = p.knobs.returns == ReturnScope::Loop ? "loop" : "window";
+  j["returns"] = std::string(return_scope_name(p.knobs.returns));
   j["loop_count"] = p.loops.size();
   j["region_count"] = p.region_count();
   j["complexity"] = p.complexity();
@@ -291,9 +291,8 @@ Result<StreamProfile> from_json(const Json& j) {
   p.knobs.returns = ReturnScope::Window;
   if (j.contains("returns")) {
     const Json& r = j["returns"];
-    if (!r.is_string() || (r.get<std::string>() != "loop" && r.get<std::string>() != "window"))
+    if (!r.is_string() || !parse_return_scope(r.get<std::string>(), p.knobs.returns))
       return field_error(".returns", "expected \"loop\" or \"window\"");
-    p.knobs.returns = r.get<std::string>() == "loop" ? ReturnScope::Loop : ReturnScope::Window;
   }
   auto loops = array_field(j, "loops", "");
   if (!loops) return loops.error();

@@ -92,9 +92,8 @@ class PsnapProfiler final : public Profiler {
     k.loop_signature = *signature == "code" ? psnap::LoopSignature::Code : psnap::LoopSignature::Pages;
     auto returns = params.text("returns");
     if (!returns) return returns.error();
-    if (*returns != "loop" && *returns != "window")
+    if (!psnap::parse_return_scope(*returns, k.returns))
       return make_error("parameter 'returns': '" + *returns + "' is not loop or window");
-    k.returns = *returns == "loop" ? psnap::ReturnScope::Loop : psnap::ReturnScope::Window;
     auto encoding = params.text("encoding");
     if (!encoding) return encoding.error();
     if (*encoding != "binary" && *encoding != "binary-stored" && *encoding != "json")

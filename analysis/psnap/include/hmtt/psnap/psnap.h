@@ -62,6 +62,14 @@ enum class LoopSignature : std::uint8_t { Pages = 0, Code = 1 };
 // touch ever is a far jump, and replay returns to a line whose last touch was
 // that long ago (an hmtt extension; docs/psnap.md).
 enum class ReturnScope : std::uint8_t { Window = 0, Loop = 1 };
+// "window" / "loop": the knob's value, and the JSON profile's `returns`.
+constexpr std::string_view return_scope_name(ReturnScope r) { return r == ReturnScope::Loop ? "loop" : "window"; }
+// The scope named `name`, or false for any other text.
+constexpr bool parse_return_scope(std::string_view name, ReturnScope& out) {
+  if (name != "loop" && name != "window") return false;
+  out = name == "loop" ? ReturnScope::Loop : ReturnScope::Window;
+  return true;
+}
 
 // The largest `window`: the profiler keeps a window's references (32 bytes
 // each) until the window closes, so this bounds that buffer at 128 MiB.
