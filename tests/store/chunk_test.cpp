@@ -56,6 +56,44 @@ TEST_CASE("xxh64 matches the reference implementation (docs/store.md test vector
   }
 }
 
+TEST_CASE("residual varints: the generic and the BMI2 encoder give plain LEB128 of zigzag(d >> shift)") {
+  // Every varint length 1-10 (values around each 7-bit boundary, both signs), every shift 0-7.
+  std::mt19937_64 rng(11);
+  std::vector<std::uint64_t> d;
+  for (unsigned bits = 0; bits <= 64; ++bits) {
+    const std::uint64_t top = bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
+    for (std::uint64_t v : {top, top + 1, top >> 1, rng() & top}) {
+      d.push_back(v << 6);
+      d.push_back((0 - v) << 6);
+    }
+  }
+  for (int i = 0; i < 2000; ++i) d.push_back(rng() >> (rng() % 64));
+  for (unsigned shift = 0; shift < 8; ++shift) {
+    std::vector<std::uint8_t> want;
+    for (std::uint64_t x : d) {
+      const auto sx = static_cast<std::uint64_t>(static_cast<std::int64_t>(x) >> shift);
+      std::uint64_t z = (sx << 1) ^ static_cast<std::uint64_t>(static_cast<std::int64_t>(sx) >> 63);
+      do {
+        want.push_back(static_cast<std::uint8_t>((z & 0x7F) | (z >= 0x80 ? 0x80 : 0)));
+        z >>= 7;
+      } while (z != 0);
+    }
+    std::vector<std::uint8_t> got(d.size() * 10 + 8, 0xEE);
+    std::uint8_t* end = detail::encode_residuals_generic(d.data(), d.size(), shift, got.data());
+    REQUIRE(static_cast<std::size_t>(end - got.data()) == want.size());
+    CHECK(std::memcmp(got.data(), want.data(), want.size()) == 0);
+#if defined(__x86_64__)
+    if (detail::residual_bmi2_available()) {
+      std::vector<std::uint8_t> fast(d.size() * 10 + 8, 0xEE);
+      end = detail::encode_residuals_bmi2(d.data(), d.size(), shift, fast.data());
+      REQUIRE(static_cast<std::size_t>(end - fast.data()) == want.size());
+      CHECK(std::memcmp(fast.data(), want.data(), want.size()) == 0);
+    }
+#endif
+  }
+  MESSAGE("BMI2 residual encoder: " << detail::residual_bmi2_available());
+}
+
 TEST_CASE("worked example 1: three references, byte for byte") {
   const std::vector<Reference> refs = {
       {100, 0x1000, 64, Kind::Read, Origin::Unknown, 0},

@@ -110,6 +110,17 @@ struct AddressModel {
     }
   }
 };
+
+// Column 1's residual stream (docs/store.md): each of the m differences as the LEB128 varint of
+// zigzag(d >> shift), back to back from `out`, which needs 10 bytes a value plus 8 of slack (short
+// varints are written a word at a time). Returns the end. encode_residuals picks the BMI2 (PDEP)
+// loop where the CPU has it; both give the same bytes.
+std::uint8_t* encode_residuals(const std::uint64_t* dv, std::uint64_t m, unsigned shift, std::uint8_t* out);
+std::uint8_t* encode_residuals_generic(const std::uint64_t* dv, std::uint64_t m, unsigned shift, std::uint8_t* out);
+bool residual_bmi2_available();
+#if defined(__x86_64__)
+std::uint8_t* encode_residuals_bmi2(const std::uint64_t* dv, std::uint64_t m, unsigned shift, std::uint8_t* out);
+#endif
 }  // namespace detail
 
 // What a chunk may hold: times that never decrease (starting from `prev_time`), kinds and origins in
