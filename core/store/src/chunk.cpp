@@ -97,9 +97,6 @@ void gather(const std::uint8_t* const* planes, int width, std::size_t from, std:
 
 namespace detail {
 
-// Column 1's residual stream: zigzag(diff >> shift) as LEB128 varints. Up to 8 bytes (values below
-// 2^56) a varint is one word: its 7-bit groups spread into bytes, the stop bits set, written at
-// once (`out` has 8 bytes of slack); longer ones take the byte loop. Returns the end.
 namespace {
 inline std::uint8_t* put_long_varint(std::uint64_t z, std::uint8_t* res) {
   while (z >= 0x80) {
@@ -115,6 +112,9 @@ inline std::uint64_t stop_bits(unsigned len) { return 0x8080808080808080ULL & ((
 
 }  // namespace
 
+// Column 1's residual stream (chunk.h): up to 8 bytes (values below 2^56) a varint is one word, its
+// 7-bit groups spread into bytes and the stop bits set, written at once (`out` has 8 bytes of
+// slack); longer ones take the byte loop.
 std::uint8_t* encode_residuals_generic(const std::uint64_t* dv, std::uint64_t m, unsigned shift, std::uint8_t* res) {
   for (std::uint64_t v = 0; v < m; ++v) {
     const std::uint64_t z = zigzag(static_cast<std::uint64_t>(static_cast<std::int64_t>(dv[v]) >> shift));
@@ -143,7 +143,7 @@ __attribute__((target("bmi2,lzcnt"))) std::uint8_t* encode_residuals_bmi2(const 
       res = put_long_varint(z, res);
       continue;
     }
-    const unsigned len = (64 - static_cast<unsigned>(__builtin_ia32_lzcnt_u64(z | 1)) + 6) / 7;
+    const unsigned len = varint_len(z);  // LZCNT here
     const std::uint64_t x = _pdep_u64(z, 0x7F7F7F7F7F7F7F7FULL) | stop_bits(len);
     std::memcpy(res, &x, 8);
     res += len;
