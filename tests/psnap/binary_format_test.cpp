@@ -37,7 +37,7 @@ psnap::StreamProfile mixed_profile() {
 // reach the body decoder with a body it edited.
 std::string stored_file(const std::string& body) {
   std::string f = "HMTTPSNP";
-  f += std::string{'\x03', '\x00', '\x00', '\x00'};
+  f += std::string{'\x04', '\x00', '\x00', '\x00'};
   auto u32 = [&](std::uint32_t v) {
     for (int i = 0; i < 4; ++i) f += static_cast<char>(static_cast<std::uint8_t>(v >> (8 * i)));
   };
@@ -55,14 +55,14 @@ std::string error_of(std::string_view data) {
 psnap::RegionProfile* sweep_region(psnap::StreamProfile& q) {
   for (auto& l : q.loops)
     for (auto& r : l.regions)
-      if (r.sweep_count) return &r;
+      if (!r.sweeps.empty()) return &r;
   FAIL("no region with a sweep");
   return nullptr;
 }
 std::string sweep_path(const psnap::StreamProfile& q) {
   for (std::size_t l = 0; l < q.loops.size(); ++l)
     for (std::size_t r = 0; r < q.loops[l].regions.size(); ++r)
-      if (q.loops[l].regions[r].sweep_count) return "[" + std::to_string(l) + "].regions[" + std::to_string(r) + "]";
+      if (!q.loops[l].regions[r].sweeps.empty()) return "[" + std::to_string(l) + "].regions[" + std::to_string(r) + "]";
   return "?";
 }
 
@@ -82,7 +82,7 @@ TEST_CASE("psnap binary profile: decode(encode(p)) == p, stored and deflated, an
   for (const auto& l : p.loops)
     for (const auto& r : l.regions) {
       merged |= r.merged > 0;
-      sweep |= r.sweep_count > 0;
+      sweep |= !r.sweeps.empty();
       code |= r.code;
       moves |= r.moves > 0;
       for (int b = 10; b < psnap::kRandomBin; ++b) negative |= r.strides[static_cast<std::size_t>(b)] > 0;
@@ -238,7 +238,7 @@ TEST_CASE("psnap binary profile: header errors name the byte") {
   };
   CHECK(error_of("HMTTPS").find("byte 6: the 20-byte header is cut short") != std::string::npos);
   CHECK(edited(0, 'X').find("byte 0: not a binary PSnAP profile") != std::string::npos);
-  CHECK(edited(8, 4).find("byte 8: version 4 (this reader knows 1, 2 and 3)") != std::string::npos);
+  CHECK(edited(8, 5).find("byte 8: version 5 (this reader knows 1 to 4)") != std::string::npos);
   CHECK(edited(8, 0).find("byte 8: version 0") != std::string::npos);
   CHECK(edited(9, 7).find("byte 9: unknown compression 7") != std::string::npos);
   CHECK(edited(11, 1).find("byte 11: reserved") != std::string::npos);
@@ -297,18 +297,30 @@ TEST_CASE("psnap binary profile: body errors name the byte and the field") {
        [](psnap::StreamProfile& q) { q.loops[0].regions[0].sizes[0].first = 5000; }},
       {".loops[0].regions[0].jump_reuse[0]", "more returns than random strides",
        [](psnap::StreamProfile& q) { q.loops[0].regions[0].jump_reuse[0] = q.loops[0].regions[0].strides[psnap::kRandomBin] + 1; }},
-      {".loops[L].regions[R].sweep[0]", "not 1 .. the random strides' count",
+      {".loops[L].regions[R].sweeps[0][0]", "not 1 .. the random strides' count",
        [](psnap::StreamProfile& q) {
          auto& r = *sweep_region(q);
-         r.sweep_count = r.strides[psnap::kRandomBin] + 1;
+         r.sweeps[0].count = r.strides[psnap::kRandomBin] + 1;
        }},
-      {".loops[L].regions[R].sweep[1]", "not a random stride (|stride| > 256)",
-       [](psnap::StreamProfile& q) { sweep_region(q)->sweep = 256; }},
+      {".loops[L].regions[R].sweeps[0][1]", "not a random stride (|stride| > 256)",
+       [](psnap::StreamProfile& q) { sweep_region(q)->sweeps[0].stride = 256; }},
+      {".loops[L].regions[R].sweeps", "flagged, so 1 .. 2 sweeps",
+       [](psnap::StreamProfile& q) {
+         auto& r = *sweep_region(q);
+         r.sweeps.assign(3, psnap::Sweep{4096, 1, 1, 0});
+       }},
+      {".loops[L].regions[R].sweeps[0][2]", "repeats leave no run",
+       [](psnap::StreamProfile& q) { sweep_region(q)->sweeps[0].runs = 0; }},
+      {".loops[L].regions[R].sweeps[0][3]", "more long runs than the runs",
+       [](psnap::StreamProfile& q) {
+         auto& w = sweep_region(q)->sweeps[0];
+         w.long_runs = w.runs + 1;
+       }},
       {".loops[L].regions[R].jump_reuse[0]", "more returns than random strides",
        [](psnap::StreamProfile& q) {
          auto& r = *sweep_region(q);
          r.jump_reuse = {};
-         r.jump_reuse[0] = r.strides[psnap::kRandomBin] - r.sweep_count + 1;  // the sweep's strides are not returns
+         r.jump_reuse[0] = r.strides[psnap::kRandomBin] - r.swept() + 1;  // the sweep's strides are not returns
        }},
       {".loops[0].pattern[0]", "region 9999 does not exist",
        [](psnap::StreamProfile& q) { q.loops[0].pattern[0].first = 9999; }},
@@ -333,6 +345,16 @@ TEST_CASE("psnap binary profile: body errors name the byte and the field") {
     CHECK(named + 7 >= d);
     CHECK(named <= d + 1);
   }
+  // A second sweep of the first's stride (the count of sweeps changes too, so no byte check).
+  {
+    psnap::StreamProfile q = p;
+    auto& r = *sweep_region(q);
+    r.sweeps.resize(1);
+    r.sweeps[0] = {r.sweeps[0].stride, 1, 1, 0};
+    r.sweeps.push_back(r.sweeps[0]);
+    CHECK(error_of(stored_file(psnap::encode_body(q))).find(" (.loops" + sweep_path(p) + ".sweeps[1][1]): the stride of an earlier sweep") !=
+          std::string::npos);
+  }
   // Edited bytes the encoder never writes.
   auto at = [&](std::size_t i, char v) {
     std::string b = body;
@@ -351,4 +373,26 @@ TEST_CASE("psnap binary profile: body errors name the byte and the field") {
     INFO("cut at " << cut << ": " << e);
     CHECK(e.rfind("profile: body byte ", 0) == 0);
   }
+}
+
+TEST_CASE("psnap binary profile: a version 3 sweep reads as strides each a run of their own") {
+  // Version 4 added the sweeps' count and, per sweep, its repeats and long runs.
+  auto p = profile_of(psnap_test::column_walk(24));
+  REQUIRE(p.loops.size() == 1);
+  REQUIRE(p.loops[0].regions.size() == 1);
+  auto& r = p.loops[0].regions[0];
+  REQUIRE(r.sweeps.size() == 1);
+  CHECK(r.sweeps[0] == psnap::Sweep{1024, 24 * 255, 24, 24});
+  r.sweeps[0].runs = r.sweeps[0].count;  // what version 3 can say
+  r.sweeps[0].long_runs = 0;
+  const std::string v4 = psnap::encode_body(p);
+  const std::string sweep4("\x01\xe8\x2f\x80\x10\x00\x00", 7);  // 1 sweep: 6120 strides of +1024, 0 repeats, 0 long runs
+  const auto at = v4.find(sweep4);
+  REQUIRE(at != std::string::npos);
+  std::string v3 = v4;
+  v3.replace(at, sweep4.size(), std::string("\xe8\x2f\x80\x10", 4));
+  auto back = psnap::decode_body(v3, 3);
+  REQUIRE(back.ok());
+  CHECK(*back == p);
+  CHECK_FALSE(psnap::decode_body(v3, 4).ok());
 }

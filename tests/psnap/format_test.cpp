@@ -146,6 +146,39 @@ TEST_CASE("psnap profile: malformed profiles give an error naming the field") {
          r["jump_reuse"] = Json::array({0, 3});
          r["sweep"] = Json::array({3, -4096});  // 3 + 3 of 5
        }},
+      {".loops[0].regions[0].sweeps", [](Json& j) { j["loops"][0]["regions"][0]["sweeps"] = Json::array(); }},
+      {".loops[0].regions[0].sweeps[0]", [](Json& j) { j["loops"][0]["regions"][0]["sweeps"] = Json::array({Json::array({2, 1024})}); }},
+      {".loops[0].regions[0].sweep", [](Json& j) {  // both spellings at once
+         auto& r = j["loops"][0]["regions"][0];
+         r["strides"]["random"] = Json::array({5});
+         r.erase("jump_reuse");
+         r["sweep"] = Json::array({2, 1024});
+         r["sweeps"] = Json::array({Json::array({2, 1024, 2, 0})});
+       }},
+      {".loops[0].regions[0].sweeps[1][0]", [](Json& j) {  // 3 + 3 of 5
+         auto& r = j["loops"][0]["regions"][0];
+         r["strides"]["random"] = Json::array({5});
+         r.erase("jump_reuse");
+         r["sweeps"] = Json::array({Json::array({3, 1024, 3, 0}), Json::array({3, 2048, 3, 0})});
+       }},
+      {".loops[0].regions[0].sweeps[1][1]", [](Json& j) {
+         auto& r = j["loops"][0]["regions"][0];
+         r["strides"]["random"] = Json::array({5});
+         r.erase("jump_reuse");
+         r["sweeps"] = Json::array({Json::array({2, 1024, 2, 0}), Json::array({2, 1024, 2, 0})});
+       }},
+      {".loops[0].regions[0].sweeps[0][2]", [](Json& j) {
+         auto& r = j["loops"][0]["regions"][0];
+         r["strides"]["random"] = Json::array({5});
+         r.erase("jump_reuse");
+         r["sweeps"] = Json::array({Json::array({2, 1024, 3, 0})});
+       }},
+      {".loops[0].regions[0].sweeps[0][3]", [](Json& j) {  // 4 strides in 3 runs: at most 1 long
+         auto& r = j["loops"][0]["regions"][0];
+         r["strides"]["random"] = Json::array({5});
+         r.erase("jump_reuse");
+         r["sweeps"] = Json::array({Json::array({4, 1024, 3, 2})});
+       }},
       {".returns", [](Json& j) { j["returns"] = "sideways"; }},
       {".returns", [](Json& j) { j["returns"] = 1; }},
       {".order[0][0]", [](Json& j) { j["order"][0][0] = 3; }},
@@ -177,4 +210,25 @@ TEST_CASE("psnap profile: malformed profiles give an error naming the field") {
         })).empty());
   // Every truncation of a profile is an error, never a crash.
   for (std::size_t cut = 0; cut < good.size(); cut += 97) CHECK_FALSE(synth_error(good.substr(0, cut)).empty());
+}
+
+TEST_CASE("psnap JSON profile: a sweep written before runs were kept reads as strides each a run of their own") {
+  psnap::StreamProfiler profiler{psnap::PsnapKnobs{}};
+  for (const auto& r : psnap_test::column_walk(24)) profiler.access(r);
+  auto p = profiler.finish();
+  REQUIRE(p.loops.size() == 1);
+  auto& r = p.loops[0].regions[0];
+  REQUIRE(r.sweeps.size() == 1);
+  CHECK(r.sweeps[0] == psnap::Sweep{1024, 24 * 255, 24, 24});
+  auto j = psnap::to_json(p);
+  auto& rj = j["loops"][0]["regions"][0];
+  CHECK(rj["sweeps"] == Json::array({Json::array({24 * 255, 1024, 24, 24})}));
+  rj.erase("sweeps");
+  rj["sweep"] = Json::parse("[6120, 1024]");  // as hmtt wrote it before
+  auto old = psnap::from_json(j);
+  INFO((old.ok() ? std::string() : old.error().message));
+  REQUIRE(old.ok());
+  r.sweeps[0].runs = r.sweeps[0].count;
+  r.sweeps[0].long_runs = 0;
+  CHECK(*old == p);
 }

@@ -145,8 +145,9 @@ TEST_CASE("psnap merge: the merged stream's returns to its lines are kept (jump_
   CHECK(bin_count(*merged, "random") == 999);
   // The list visits node 37 n mod 100: a step of +37 pages 63 times a walk, the sweep (10 walks),
   // and -63 pages 36 times. The sweep's returns (all but the first walk's 63) leave jump_reuse.
-  CHECK(merged->sweep == 37 * 4096);
-  CHECK(merged->sweep_count == 630);
+  REQUIRE(merged->sweeps.size() == 1);  // -63 pages goes the other way
+  CHECK(merged->sweeps[0].stride == 37 * 4096);
+  CHECK(merged->sweeps[0].count == 630);
   for (int k = 0; k < RegionProfile::kJumpBins; ++k)
     CHECK_MESSAGE(merged->jump_reuse[static_cast<std::size_t>(k)] == (k == 6 ? 900u - (630u - 63u) : 0u), "bin " << k);
   // With merge_below=2 a node region's 2 accesses a window keep it a
@@ -179,7 +180,7 @@ TEST_CASE("psnap returns: counted across the loop's windows (returns=loop), or w
     const RegionProfile& r = p.loops[0].regions[0];
     CHECK(r.count == 4000);
     CHECK(r.working_set == 50);
-    CHECK(r.sweep_count == 0);
+    CHECK(r.sweeps.empty());
     std::uint64_t n = 0;
     for (const auto c : r.jump_reuse) n += c;
     for (const auto c : r.move_reuse) n += c;
@@ -198,8 +199,12 @@ TEST_CASE("psnap sweep: a table read down its columns keeps its +1024 stride, ap
   const auto& r = p.loops[0].regions[0];
   CHECK(r.count == t.size());
   CHECK(bin_count(r, "random") == 128 * 255 + 127);  // the steps down, and the jumps to the next column
-  CHECK(r.sweep == 1024);
-  CHECK(r.sweep_count == 128 * 255);
+  REQUIRE(r.sweeps.size() == 1);
+  CHECK(r.sweeps[0].stride == 1024);
+  CHECK(r.sweeps[0].count == 128 * 255);
+  // Each column is one long run of 255 steps down.
+  CHECK(r.sweeps[0].runs == 128);
+  CHECK(r.sweeps[0].long_runs == 128);
   // The steps down that returned to a line (256 accesses back: bin 8) are the sweep's; only the
   // jumps to the next column are left in jump_reuse.
   std::uint64_t returns = 0;
@@ -212,7 +217,7 @@ TEST_CASE("psnap sweep: a table read down its columns keeps its +1024 stride, ap
     for (const auto& q : l.regions)
       if (q.merged) {
         chased += bin_count(q, "random");
-        CHECK(q.sweep_count == 0);
+        CHECK(q.sweeps.empty());
       }
   CHECK(chased > 1000);
 }
@@ -228,13 +233,14 @@ TEST_CASE("psnap lattice: rows a constant stride apart, read in turn, join one r
   CHECK(r.count == t.size());
   CHECK(r.base == 0x2000000);
   CHECK(r.last == 0x2000000 + 1024 * 255 + 8 * 7);
-  CHECK(r.sweep == 1024);
-  CHECK(r.sweep_count == 8 * 255);
+  REQUIRE(r.sweeps.size() == 1);
+  CHECK(r.sweeps[0].stride == 1024);
+  CHECK(r.sweeps[0].count == 8 * 255);
   // Off (as profiles made before it), each row is a region of its own (8 accesses, not merged).
   const auto off = profile_of(t, PsnapKnobs{.lattice_stride = 0});
   REQUIRE(off.loops.size() == 1);
   CHECK(off.loops[0].regions.size() == 256);
-  for (const auto& q : off.loops[0].regions) CHECK(q.sweep_count == 0);
+  for (const auto& q : off.loops[0].regions) CHECK(q.sweeps.empty());
   // Rows further apart than lattice_stride stay apart too.
   std::vector<Reference> wide;
   for (std::uint64_t c = 0; c < 8; ++c)

@@ -34,9 +34,21 @@ with open(sys.argv[1], "w") as f:
         for r in range(256): f.write("0 %x\n" % (0x2000000 + 1024 * r + 8 * c))
 ' "$dir/columns.din"
 profile columns -- "$dir/columns.din" --method psnap --param encoding=json
+# bzip2's bucket table (tests/psnap/streams.h, bucket_table): two sweeps, +1020 and +1024 in runs.
+"$PYTHON" -c '
+import sys
+at = lambda r, c: 0x3000000 + 1024 * r + 4 * c
+with open(sys.argv[1], "w") as f:
+    for i in range(8):
+        ss = (i * 97) % 255
+        for j in range(255): f.write("0 %x\n0 %x\n" % (at(ss, j), at(ss, j + 1)))
+        for j in range(256): f.write("0 %x\n0 %x\n" % (at(j, ss), at(j, ss + 1)))
+        for j in range(256): f.write("1 %x\n" % at(j, ss))
+' "$dir/buckets.din"
+profile buckets -- "$dir/buckets.din" --method psnap --param encoding=json
 # The parts of the format those cover (so the valid cases really exercise them).
 covered() {  # covered DESCRIPTION PYTHON-EXPRESSION-ON-PROFILES: true for at least one profile
-  if ! "$PYTHON" - "$dir"/default.json "$dir"/lackey.json "$dir"/store.json "$dir"/columns.json <<EOF; then
+  if ! "$PYTHON" - "$dir"/default.json "$dir"/lackey.json "$dir"/store.json "$dir"/columns.json "$dir"/buckets.json <<EOF; then
 import json, sys
 regions = [r for f in sys.argv[1:] for l in json.load(open(f))["loops"] for r in l["regions"]]
 patterns = [e for f in sys.argv[1:] for l in json.load(open(f))["loops"] for e in l["pattern"]]
@@ -54,7 +66,9 @@ covered "a random stride"       'any("random" in r["strides"] for r in regions)'
 covered "a negative stride bin" 'any(k.startswith("-") for r in regions for k in r["strides"])'
 covered "a run in a pattern"    'any(isinstance(e, list) for e in patterns)'
 covered "a modify"              'any("modify" in r["kinds"] for r in regions)'
-covered "a sweep"               'any("sweep" in r for r in regions)'
+covered "a sweep"               'any("sweeps" in r for r in regions)'
+covered "two sweeps"            'any(len(r.get("sweeps", [])) == 2 for r in regions)'
+covered "a sweep's long runs"   'any(w[3] > 0 for r in regions for w in r.get("sweeps", []))'
 
 # ---- mutated profiles: the schema must reject each -----------------------------------------------
 # mutant NAME BASE OP POINTER VALUE LOADER (tests/schema_lib.sh); LOADER '-': hmtt synth does not
@@ -97,13 +111,17 @@ mutant random-stride   default set $R/strides '{"random": [1, 8]}'   '\.loops\[0
 mutant format          default set /format '"hmtt-trace"'       'not a profile of any method'
 mutant version-2       default set /version 2                   'profile: version: 2 is not a version this hmtt reads \(1\)'
 mutant no-version      default delete /version ''               'profile: version: missing'
-mutant sweep-stride    columns set $R/sweep/1 100               '\.sweep\[1\]: stride 100 is not a random one'
-mutant sweep-count-0   columns set $R/sweep/0 0                 '\.sweep\[0\]: not 1 \.\. the random'
-mutant sweep-single    columns set $R/sweep '[5]'               '\.sweep: expected \[count, stride\]'
-mutant sweep-2-63      columns set $R/sweep/1 9223372036854775808  '\.sweep\[1\]: stride 9223372036854775808 is beyond'
+mutant sweep-stride    columns set $R/sweeps/0/1 100            '\.sweeps\[0\]\[1\]: stride 100 is not a random one'
+mutant sweep-count-0   columns set $R/sweeps/0/0 0              '\.sweeps\[0\]\[0\]: not 1 \.\. the random'
+mutant sweep-single    columns set $R/sweeps/0 '[5]'            '\.sweeps\[0\]: expected \[count, stride, runs, long runs\]'
+mutant sweep-2-63      columns set $R/sweeps/0/1 9223372036854775808  '\.sweeps\[0\]\[1\]: stride 9223372036854775808 is beyond'
+mutant sweep-runs-0    columns set $R/sweeps/0/2 0              '\.sweeps\[0\]\[2\]: not 1 \.\. the sweep'
+mutant sweeps-3        columns set $R/sweeps '[[1, 1024, 1, 0], [1, 2048, 1, 0], [1, 4096, 1, 0]]'  '\.sweeps: expected 1 \.\. 2 sweeps'
+mutant sweeps-empty    columns set $R/sweeps '[]'               '\.sweeps: expected 1 \.\. 2 sweeps'
+mutant sweep-and-sweeps columns add $R/sweep '[1, 1024]'        '\.sweep: given with sweeps'
 
 if [ "$fails" -ne 0 ]; then
   echo "$fails check(s) failed"
   exit 1
 fi
-echo "all psnap schema checks passed (4 real profiles valid, every mutant rejected)"
+echo "all psnap schema checks passed (5 real profiles valid, every mutant rejected)"

@@ -61,6 +61,29 @@ inline std::vector<hmtt::Reference> column_walk(std::uint64_t columns = 128) {
   return t;
 }
 
+// bzip2's mainSort over its 256 x 256 table of 4-byte bucket counts (1 KB rows) at 0x3000000, for
+// `columns` buckets ss in a scattered order: row ss read across (ftab[sb], ftab[sb + 1]: +4 then 0),
+// then columns ss and ss + 1 read down together (+4, +1020: copyStart / copyEnd), then column ss
+// marked down (+1024: SETMASK, one run of 255 steps).
+inline std::vector<hmtt::Reference> bucket_table(std::uint64_t columns = 64) {
+  std::vector<hmtt::Reference> t;
+  auto at = [](std::uint64_t row, std::uint64_t col) { return 0x3000000 + 1024 * row + 4 * col; };
+  for (std::uint64_t i = 0; i < columns; ++i) {
+    const std::uint64_t ss = (i * 97) % 255;
+    for (std::uint64_t j = 0; j < 255; ++j) {
+      t.push_back(ref(at(ss, j), hmtt::Kind::Read, 4));
+      t.push_back(ref(at(ss, j + 1), hmtt::Kind::Read, 4));
+    }
+    for (std::uint64_t j = 0; j < 256; ++j) {
+      t.push_back(ref(at(j, ss), hmtt::Kind::Read, 4));
+      t.push_back(ref(at(j, ss + 1), hmtt::Kind::Read, 4));
+    }
+    for (std::uint64_t j = 0; j < 256; ++j) t.push_back(ref(at(j, ss), hmtt::Kind::Modify, 4));
+  }
+  for (std::size_t i = 0; i < t.size(); ++i) t[i].time = i;
+  return t;
+}
+
 // A list of `nodes` nodes, one per 4 KB page, walked twice in every window of
 // 1000 references (so each node's region has 2 accesses a window and is
 // merged), between 800 reads of a hot 400-byte array; `windows` windows.

@@ -2,6 +2,7 @@
 // header, then the body of LEB128 varints, deflate-compressed. The decoder
 // checks everything from_json() checks; every error names the byte offset and
 // the field.
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <string>
@@ -15,9 +16,10 @@ namespace hmtt::psnap {
 namespace {
 
 constexpr std::size_t kHeaderBytes = 20;
-// 2 added lattice_stride, 3 the return scope; 1 and 2 are still read (lattice_stride 0 in 1,
-// returns counted within a window in both).
-constexpr std::uint8_t kVersion = 3;
+// 2 added lattice_stride, 3 the return scope, 4 the sweep's runs; 1 .. 3 are still read
+// (lattice_stride 0 in 1, returns counted within a window in 1 and 2, each sweep stride a run
+// of its own in 1 .. 3).
+constexpr std::uint8_t kVersion = 4;
 constexpr std::uint8_t kStored = 0;
 constexpr std::uint8_t kDeflate = 1;
 // Deflate expands at most ~1032:1; a header claiming more is corrupt (and
@@ -73,7 +75,7 @@ void write_region(BodyWriter& w, const RegionProfile& r, std::uint64_t previous_
   if (r.code) flags |= kFlagCode;
   if (r.merged) flags |= kFlagMerged;
   if (r.moves) flags |= kFlagMoves;
-  if (r.sweep_count) flags |= kFlagSweep;
+  if (!r.sweeps.empty()) flags |= kFlagSweep;
   w.byte(flags);
   w.s(static_cast<std::int64_t>(r.base - previous_base));
   w.u(r.last - r.base);
@@ -111,9 +113,14 @@ void write_region(BodyWriter& w, const RegionProfile& r, std::uint64_t previous_
     w.u(used);
     for (std::size_t k = 0; k < used; ++k) w.u(a[k]);
   };
-  if (r.sweep_count) {
-    w.u(r.sweep_count);
-    w.s(r.sweep);
+  if (!r.sweeps.empty()) {
+    w.u(r.sweeps.size());
+    for (const auto& sw : r.sweeps) {
+      w.u(sw.count);
+      w.s(sw.stride);
+      w.u(sw.count - sw.runs);  // the repeats: 0 .. count - 1
+      w.u(sw.long_runs);
+    }
   }
   reuse(r.jump_reuse);
   if (r.moves) {
@@ -210,7 +217,7 @@ Status read_reuse(BodyReader& in, const std::string& field, std::array<std::uint
   return Status::success();
 }
 
-Result<RegionProfile> read_region(BodyReader& in, const std::string& path, std::uint64_t previous_base) {
+Result<RegionProfile> read_region(BodyReader& in, const std::string& path, std::uint64_t previous_base, int version) {
   RegionProfile r;
   HMTT_READ(flags, in.byte(path + ".flags"));
   if (flags & ~(kFlagCode | kFlagMerged | kFlagMoves | kFlagSweep)) return in.fail(path + ".flags", "reserved bits set");
@@ -275,14 +282,38 @@ Result<RegionProfile> read_region(BodyReader& in, const std::string& path, std::
     r.exact[bi] = b < 10 ? mag : -mag;
   }
   if (flags & kFlagSweep) {
-    HMTT_READ(sc, in.u(path + ".sweep[0]"));
-    if (sc == 0 || sc > r.strides[kRandomBin]) return in.fail(path + ".sweep[0]", "not 1 .. the random strides' count");
-    HMTT_READ(st, in.s(path + ".sweep[1]"));
-    if (stride_bin(st) != kRandomBin) return in.fail(path + ".sweep[1]", "not a random stride (|stride| > 256)");
-    r.sweep_count = sc;
-    r.sweep = st;
+    std::uint64_t n = 1;  // versions 1 .. 3: one sweep, its strides each a run of its own
+    if (version >= 4) {
+      HMTT_READ(sweeps, in.u(path + ".sweeps"));
+      if (sweeps == 0 || sweeps > kMaxSweeps)
+        return in.fail(path + ".sweeps", "flagged, so 1 .. " + std::to_string(kMaxSweeps) + " sweeps");
+      n = sweeps;
+    }
+    std::uint64_t swept = 0;
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const std::string f = version >= 4 ? path + ".sweeps[" + std::to_string(i) + "]" : path + ".sweep";
+      HMTT_READ(sc, in.u(f + "[0]"));
+      if (sc == 0 || sc > r.strides[kRandomBin] - swept)
+        return in.fail(f + "[0]", "not 1 .. the random strides' count (less the sweeps before)");
+      HMTT_READ(st, in.s(f + "[1]"));
+      if (stride_bin(st) != kRandomBin) return in.fail(f + "[1]", "not a random stride (|stride| > 256)");
+      for (const auto& before : r.sweeps)
+        if (before.stride == st) return in.fail(f + "[1]", "the stride of an earlier sweep");
+      Sweep sw{st, sc, sc, 0};
+      if (version >= 4) {
+        HMTT_READ(repeats, in.u(f + "[2]"));
+        if (repeats >= sc) return in.fail(f + "[2]", "repeats leave no run (at most count - 1)");
+        sw.runs = sc - repeats;
+        HMTT_READ(long_runs, in.u(f + "[3]"));
+        if (long_runs > std::min(sw.runs, repeats))
+          return in.fail(f + "[3]", "more long runs than the runs, or than the strides that repeat the sweep");
+        sw.long_runs = long_runs;
+      }
+      swept += sc;
+      r.sweeps.push_back(sw);
+    }
   }
-  HMTT_TRY(read_reuse(in, path + ".jump_reuse", r.jump_reuse, r.strides[kRandomBin] - r.sweep_count, "random strides"));
+  HMTT_TRY(read_reuse(in, path + ".jump_reuse", r.jump_reuse, r.strides[kRandomBin] - r.swept(), "random strides"));
   if (flags & kFlagMoves) {
     HMTT_READ(moves, in.u(path + ".moves"));
     if (moves == 0) return in.fail(path + ".moves", "flagged but zero");
@@ -352,7 +383,7 @@ Result<StreamProfile> decode_body(std::string_view body, int version) {
     if (nregions == 0) return in.fail(lp + ".regions", "a loop needs at least one region");
     std::uint64_t base = 0;
     for (std::uint64_t ri = 0; ri < nregions; ++ri) {
-      auto r = read_region(in, lp + ".regions[" + std::to_string(ri) + "]", base);
+      auto r = read_region(in, lp + ".regions[" + std::to_string(ri) + "]", base, version);
       if (!r) return r.error();
       base = r->base;
       l.regions.push_back(std::move(*r));
@@ -464,7 +495,7 @@ Result<StreamProfile> from_binary(std::string_view data) {
   if (!is_binary_profile(data)) return header_error(0, "not a binary PSnAP profile (magic HMTTPSNP)");
   const auto version = static_cast<std::uint8_t>(data[8]);
   if (version < 1 || version > kVersion)
-    return header_error(8, "version " + std::to_string(version) + " (this reader knows 1, 2 and 3)");
+    return header_error(8, "version " + std::to_string(version) + " (this reader knows 1 to 4)");
   const auto compression = static_cast<std::uint8_t>(data[9]);
   if (compression != kStored && compression != kDeflate)
     return header_error(9, "unknown compression " + std::to_string(compression) + " (0 stored, 1 deflate)");

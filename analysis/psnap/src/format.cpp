@@ -1,5 +1,6 @@
 // The PSnAP profile as JSON (docs/psnap.md, docs/psnap-profile.schema.json),
 // and its validating reader: every error names the field.
+#include <algorithm>
 #include <string>
 
 #include "hmtt/psnap/psnap.h"
@@ -59,7 +60,11 @@ Json to_json(const StreamProfile& p) {
         else strides[std::string(stride_bin_label(b))] = Json::array({r.strides[bi], r.exact[bi]});
       }
       rj["strides"] = std::move(strides);
-      if (r.sweep_count) rj["sweep"] = Json::array({r.sweep_count, r.sweep});
+      if (!r.sweeps.empty()) {
+        Json sweeps = Json::array();
+        for (const auto& w : r.sweeps) sweeps.push_back(Json::array({w.count, w.stride, w.runs, w.long_runs}));
+        rj["sweeps"] = std::move(sweeps);
+      }
       std::size_t used = r.jump_reuse.size();
       while (used > 0 && r.jump_reuse[used - 1] == 0) --used;
       if (used) rj["jump_reuse"] = std::vector<std::uint64_t>(r.jump_reuse.begin(), r.jump_reuse.begin() + static_cast<std::ptrdiff_t>(used));
@@ -231,21 +236,48 @@ Result<RegionProfile> region_from_json(const Json& rj, const std::string& path) 
     }
     return Status::success();
   };
-  if (const auto it = rj.find("sweep"); it != rj.end()) {
-    const std::string wp = path + ".sweep";
-    if (!it->is_array() || it->size() != 2 || !(*it)[1].is_number_integer())
-      return field_error(wp, "expected [count, stride] (the stride an integer)");
-    auto c = u64_value((*it)[0], wp + "[0]");
+  // One sweep: [count, stride, runs, long runs], or [count, stride] as "sweep" was written before
+  // runs were kept (each stride a run of its own).
+  auto sweep = [&](const Json& j, const std::string& wp, bool with_runs) -> Status {
+    if (!j.is_array() || j.size() != (with_runs ? 4u : 2u) || !j[1].is_number_integer())
+      return field_error(wp, with_runs ? "expected [count, stride, runs, long runs] (the stride an integer)"
+                                       : "expected [count, stride] (the stride an integer)");
+    auto c = u64_value(j[0], wp + "[0]");
     if (!c) return c.error();
-    if (*c == 0 || *c > r.strides[kRandomBin]) return field_error(wp + "[0]", "not 1 .. the random strides' count");
-    if ((*it)[1].is_number_unsigned() && (*it)[1].get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
-      return field_error(wp + "[1]", "stride " + (*it)[1].dump() + " is beyond a 64-bit signed stride");
-    const auto st = (*it)[1].get<std::int64_t>();
+    if (*c == 0 || *c > r.strides[kRandomBin] - r.swept())
+      return field_error(wp + "[0]", "not 1 .. the random strides' count (less the sweeps before)");
+    if (j[1].is_number_unsigned() && j[1].get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
+      return field_error(wp + "[1]", "stride " + j[1].dump() + " is beyond a 64-bit signed stride");
+    const auto st = j[1].get<std::int64_t>();
     if (stride_bin(st) != kRandomBin) return field_error(wp + "[1]", "stride " + std::to_string(st) + " is not a random one (|stride| > 256)");
-    r.sweep_count = *c;
-    r.sweep = st;
+    for (const auto& before : r.sweeps)
+      if (before.stride == st) return field_error(wp + "[1]", "stride " + std::to_string(st) + " is an earlier sweep's");
+    Sweep w{st, *c, *c, 0};
+    if (with_runs) {
+      auto runs = u64_value(j[2], wp + "[2]");
+      if (!runs) return runs.error();
+      if (*runs == 0 || *runs > *c) return field_error(wp + "[2]", "not 1 .. the sweep's count");
+      auto long_runs = u64_value(j[3], wp + "[3]");
+      if (!long_runs) return long_runs.error();
+      if (*long_runs > std::min(*runs, *c - *runs))
+        return field_error(wp + "[3]", "more long runs than the runs, or than the strides that repeat the sweep");
+      w.runs = *runs;
+      w.long_runs = *long_runs;
+    }
+    r.sweeps.push_back(w);
+    return Status::success();
+  };
+  const auto one = rj.find("sweep");
+  const auto many = rj.find("sweeps");
+  if (one != rj.end() && many != rj.end()) return field_error(path + ".sweep", "given with sweeps: one or the other");
+  if (one != rj.end()) HMTT_TRY(sweep(*one, path + ".sweep", false));
+  if (many != rj.end()) {
+    if (!many->is_array() || many->empty() || many->size() > kMaxSweeps)
+      return field_error(path + ".sweeps", "expected 1 .. " + std::to_string(kMaxSweeps) + " sweeps");
+    for (std::size_t i = 0; i < many->size(); ++i)
+      HMTT_TRY(sweep((*many)[i], path + ".sweeps[" + std::to_string(i) + "]", true));
   }
-  HMTT_TRY(reuse("jump_reuse", r.jump_reuse, r.strides[kRandomBin] - r.sweep_count, "random strides"));
+  HMTT_TRY(reuse("jump_reuse", r.jump_reuse, r.strides[kRandomBin] - r.swept(), "random strides"));
   HMTT_TRY(reuse("move_reuse", r.move_reuse, r.moves, "moves"));
   const auto graph = rj.find("stride_order");
   if (graph == rj.end() || !graph->is_object())

@@ -34,6 +34,26 @@ class RegionWalk {
     histogram_ = cumulate(p.strides.data(), kStrideBins);
     for (int b = 0; b < kStrideBins; ++b)
       rows_.push_back(cumulate(p.transitions.data() + b * kStrideBins, kStrideBins));
+    // A sweep's run goes on by itself (next()), so the random row's random -> random edge keeps
+    // only what was not one sweep stride after the same. A long run is two strides, then one more
+    // with the odds `go_on`: on average as long as the profile's long runs.
+    std::uint64_t repeats = 0;
+    for (const auto& w : p.sweeps) {
+      SweepOdds o;
+      if (w.long_runs > 0 && w.long_runs <= w.runs && w.runs <= w.count) {
+        const double mean = static_cast<double>(w.count - (w.runs - w.long_runs)) / static_cast<double>(w.long_runs);
+        o.long_run = static_cast<double>(w.long_runs) / static_cast<double>(w.runs);
+        o.go_on = mean > 2.0 ? 1.0 - 1.0 / (mean - 1.0) : 0.0;
+      }
+      sweep_odds_.push_back(o);
+      if (w.runs <= w.count) repeats += w.count - w.runs;
+    }
+    if (repeats > 0) {
+      std::vector<std::uint64_t> row(p.transitions.begin() + kRandomBin * kStrideBins,
+                                     p.transitions.begin() + (kRandomBin + 1) * kStrideBins);
+      row[kRandomBin] -= std::min(row[kRandomBin], repeats);
+      rows_[kRandomBin] = cumulate(row.data(), kStrideBins);
+    }
     kinds_ = cumulate(p.kinds.data(), p.kinds.size());
     std::vector<std::uint64_t> counts;
     for (const auto& [s, c] : p.sizes) counts.push_back(c);
@@ -53,7 +73,13 @@ class RegionWalk {
 
   Reference next(std::mt19937_64& rng) {
     Reference ref;
-    if (started_) {
+    if (started_ && run_ >= 0 &&
+        (second_step_ || std::uniform_real_distribution<double>(0.0, 1.0)(rng) <
+                             sweep_odds_[static_cast<std::size_t>(run_)].go_on)) {
+      second_step_ = false;
+      cursor_ = wrap(cursor_, p_.sweeps[static_cast<std::size_t>(run_)].stride);  // down the column
+    } else if (started_) {
+      run_ = -1;
       // The first stride is the most common one; then the stride-order graph
       // leads (the histogram where the graph has no edge out of a bin).
       int bin = mode_bin_;
@@ -91,15 +117,26 @@ class RegionWalk {
     return p_.base + r;
   }
 
-  // A random stride: the sweep stride with its recorded share; else back to a
-  // line this walk touched d accesses ago with the recorded odds (jump_reuse,
-  // by distance bin), else a far jump.
-  std::uint64_t jump(std::mt19937_64& rng) const {
-    const std::uint64_t total = p_.strides[kRandomBin];
+  // A random stride: a sweep starting a run, with the odds of the sweep's runs among the runs
+  // and the other random strides; else back to a line this walk touched d accesses ago with
+  // the recorded odds (jump_reuse, by distance bin), else a far jump.
+  std::uint64_t jump(std::mt19937_64& rng) {
+    std::uint64_t total = p_.strides[kRandomBin] - std::min(p_.strides[kRandomBin], p_.swept());
+    for (const auto& w : p_.sweeps) total += w.runs;
     if (total > 0) {
       std::uint64_t u = rng() % total;
-      if (u < p_.sweep_count) return wrap(cursor_, p_.sweep);
-      u -= p_.sweep_count;
+      for (std::size_t i = 0; i < p_.sweeps.size(); ++i) {
+        if (u >= p_.sweeps[i].runs) {
+          u -= p_.sweeps[i].runs;
+          continue;
+        }
+        const double odds = sweep_odds_[i].long_run;
+        if (odds > 0.0 && std::uniform_real_distribution<double>(0.0, 1.0)(rng) < odds) {
+          run_ = static_cast<int>(i);
+          second_step_ = true;
+        }
+        return wrap(cursor_, p_.sweeps[i].stride);
+      }
       for (int k = 0; k < RegionProfile::kJumpBins; ++k) {
         const std::uint64_t c = p_.jump_reuse[static_cast<std::size_t>(k)];
         if (u >= c) {
@@ -214,6 +251,13 @@ class RegionWalk {
   // the same (mean L2 of the nine traces 2.55 against 2.56 %, the mixed workload unchanged).
   static constexpr double kSweepShare = 0.9;
   bool sweep_walk_ = false;
+  struct SweepOdds {
+    double long_run = 0.0;  // that a run is long (long_runs / runs)
+    double go_on = 0.0;     // that a long run goes on past its second stride
+  };
+  std::vector<SweepOdds> sweep_odds_;  // per p_.sweeps
+  int run_ = -1;                       // the sweep whose long run the last stride was in, or -1
+  bool second_step_ = false;           // ... as its first stride, so a second follows
   std::vector<std::uint64_t> history_;  // line of each recent access, a ring indexed by ordinal
   std::vector<std::uint8_t> last_flag_;  // by_last_touch_: 1 where the ring's access is its line's last
   // line -> ordinal of its last access (regions with moves, and every region by_last_touch_)

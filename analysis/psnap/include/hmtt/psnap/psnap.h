@@ -94,6 +94,21 @@ struct PsnapKnobs {
   bool operator==(const PsnapKnobs&) const = default;
 };
 
+// A sweep of a region: a random stride (|stride| > 256) taken `count` times, in `runs` runs of
+// consecutive ones (1 .. count), `long_runs` of them two strides or longer (0 .. the smaller of
+// runs and count - runs), the rest single. Replay starts a run with the odds of `runs`, makes it
+// long with the odds of `long_runs` among them, and draws its length around the long runs' mean.
+struct Sweep {
+  std::int64_t stride = 0;
+  std::uint64_t count = 0;
+  std::uint64_t runs = 0;
+  std::uint64_t long_runs = 0;
+  bool operator==(const Sweep&) const = default;
+};
+// Sweeps kept per region: the second of bzip2's column reads alternates +4 and +1020 steps
+// with the first's +1024 (docs/accuracy.md).
+inline constexpr std::size_t kMaxSweeps = 2;
+
 // One memory region stream.
 struct RegionProfile {
   std::uint64_t base = 0;       // lowest byte address seen
@@ -114,12 +129,12 @@ struct RegionProfile {
   // the rest are "far" and land on a working-set line drawn uniformly.
   static constexpr int kJumpBins = 17;
   std::array<std::uint64_t, kJumpBins> jump_reuse{};
-  // The most common exact stride among the random ones (|stride| > 256; an
-  // hmtt extension), kept when it is at least a quarter of them: a table read
-  // down a column, a lattice walked in turn. `sweep_count` of the random
-  // strides were this stride; jump_reuse counts the others only. 0: none.
-  std::int64_t sweep = 0;
-  std::uint64_t sweep_count = 0;
+  // The sweeps: the most common exact strides among the random ones (|stride| > 256; an hmtt
+  // extension), each kept when it is at least a quarter of them: a table read down a column, a
+  // lattice walked in turn (docs/psnap.md). jump_reuse counts the other random strides only.
+  std::vector<Sweep> sweeps;
+  // The random strides that were one of the sweeps.
+  std::uint64_t swept() const;
   // The same for strides within +-256 that move to another line (`moves` of
   // them). Replay steers its own share of such returns, per distance bin, to
   // the recorded one, so a stride walk does not diffuse over the whole range.
@@ -191,11 +206,12 @@ std::string to_binary(const StreamProfile& p, BinaryCompression compression = Bi
 Result<StreamProfile> from_binary(std::string_view data);
 bool is_binary_profile(std::string_view data);
 // The body alone (no header, no compression, no CRC): for tests and fuzzing.
-// encode_body writes the current version's (3); decode_body reads `version`'s
+// encode_body writes the current version's (4); decode_body reads `version`'s
 // (1 has no lattice_stride, which then reads as 0; 1 and 2 have no return
-// scope, which then reads as ReturnScope::Window).
+// scope, which then reads as ReturnScope::Window; 1 .. 3 hold one sweep at most, its
+// strides each a run of its own).
 std::string encode_body(const StreamProfile& p);
-Result<StreamProfile> decode_body(std::string_view body, int version = 3);
+Result<StreamProfile> decode_body(std::string_view body, int version = 4);
 
 // The synthetic stream of a profile: `length` references (0 = the profile's count).
 std::unique_ptr<ReferenceSource> make_replay(StreamProfile profile, std::uint64_t length, std::uint64_t seed);
