@@ -311,6 +311,11 @@ TEST_CASE("psnap binary profile: body errors name the byte and the field") {
        }},
       {".loops[L].regions[R].sweeps[0][2]", "repeats leave no run",
        [](psnap::StreamProfile& q) { sweep_region(q)->sweeps[0].runs = 0; }},
+      {".loops[L].regions[R].sweeps[0][4]", "more alternations than the runs",
+       [](psnap::StreamProfile& q) {
+         auto& w = sweep_region(q)->sweeps[0];
+         w.alternations = w.runs + 1;
+       }},
       {".loops[L].regions[R].sweeps[0][3]", "more long runs than the runs",
        [](psnap::StreamProfile& q) {
          auto& w = sweep_region(q)->sweeps[0];
@@ -376,7 +381,7 @@ TEST_CASE("psnap binary profile: body errors name the byte and the field") {
 }
 
 TEST_CASE("psnap binary profile: a version 3 sweep reads as strides each a run of their own") {
-  // Version 4 added the sweeps' count and, per sweep, its repeats and long runs.
+  // Version 4 added the sweeps' count and, per sweep, its repeats, long runs and alternations.
   auto p = profile_of(psnap_test::column_walk(24));
   REQUIRE(p.loops.size() == 1);
   REQUIRE(p.loops[0].regions.size() == 1);
@@ -386,7 +391,7 @@ TEST_CASE("psnap binary profile: a version 3 sweep reads as strides each a run o
   r.sweeps[0].runs = r.sweeps[0].count;  // what version 3 can say
   r.sweeps[0].long_runs = 0;
   const std::string v4 = psnap::encode_body(p);
-  const std::string sweep4("\x01\xe8\x2f\x80\x10\x00\x00", 7);  // 1 sweep: 6120 strides of +1024, 0 repeats, 0 long runs
+  const std::string sweep4("\x01\xe8\x2f\x80\x10\x00\x00\x00", 8);  // 1 sweep: 6120 strides of +1024, 0 repeats, long runs, alternations
   const auto at = v4.find(sweep4);
   REQUIRE(at != std::string::npos);
   std::string v3 = v4;

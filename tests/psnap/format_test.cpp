@@ -153,31 +153,37 @@ TEST_CASE("psnap profile: malformed profiles give an error naming the field") {
          r["strides"]["random"] = Json::array({5});
          r.erase("jump_reuse");
          r["sweep"] = Json::array({2, 1024});
-         r["sweeps"] = Json::array({Json::array({2, 1024, 2, 0})});
+         r["sweeps"] = Json::array({Json::array({2, 1024, 2, 0, 0})});
        }},
       {".loops[0].regions[0].sweeps[1][0]", [](Json& j) {  // 3 + 3 of 5
          auto& r = j["loops"][0]["regions"][0];
          r["strides"]["random"] = Json::array({5});
          r.erase("jump_reuse");
-         r["sweeps"] = Json::array({Json::array({3, 1024, 3, 0}), Json::array({3, 2048, 3, 0})});
+         r["sweeps"] = Json::array({Json::array({3, 1024, 3, 0, 0}), Json::array({3, 2048, 3, 0, 0})});
        }},
       {".loops[0].regions[0].sweeps[1][1]", [](Json& j) {
          auto& r = j["loops"][0]["regions"][0];
          r["strides"]["random"] = Json::array({5});
          r.erase("jump_reuse");
-         r["sweeps"] = Json::array({Json::array({2, 1024, 2, 0}), Json::array({2, 1024, 2, 0})});
+         r["sweeps"] = Json::array({Json::array({2, 1024, 2, 0, 0}), Json::array({2, 1024, 2, 0, 0})});
        }},
       {".loops[0].regions[0].sweeps[0][2]", [](Json& j) {
          auto& r = j["loops"][0]["regions"][0];
          r["strides"]["random"] = Json::array({5});
          r.erase("jump_reuse");
-         r["sweeps"] = Json::array({Json::array({2, 1024, 3, 0})});
+         r["sweeps"] = Json::array({Json::array({2, 1024, 3, 0, 0})});
+       }},
+      {".loops[0].regions[0].sweeps[0][4]", [](Json& j) {  // 3 runs, 4 alternations
+         auto& r = j["loops"][0]["regions"][0];
+         r["strides"]["random"] = Json::array({5});
+         r.erase("jump_reuse");
+         r["sweeps"] = Json::array({Json::array({4, 1024, 3, 1, 4})});
        }},
       {".loops[0].regions[0].sweeps[0][3]", [](Json& j) {  // 4 strides in 3 runs: at most 1 long
          auto& r = j["loops"][0]["regions"][0];
          r["strides"]["random"] = Json::array({5});
          r.erase("jump_reuse");
-         r["sweeps"] = Json::array({Json::array({4, 1024, 3, 2})});
+         r["sweeps"] = Json::array({Json::array({4, 1024, 3, 2, 0})});
        }},
       {".returns", [](Json& j) { j["returns"] = "sideways"; }},
       {".returns", [](Json& j) { j["returns"] = 1; }},
@@ -222,7 +228,7 @@ TEST_CASE("psnap JSON profile: a sweep written before runs were kept reads as st
   CHECK(r.sweeps[0] == psnap::Sweep{1024, 24 * 255, 24, 24});
   auto j = psnap::to_json(p);
   auto& rj = j["loops"][0]["regions"][0];
-  CHECK(rj["sweeps"] == Json::array({Json::array({24 * 255, 1024, 24, 24})}));
+  CHECK(rj["sweeps"] == Json::array({Json::array({24 * 255, 1024, 24, 24, 0})}));
   rj.erase("sweeps");
   rj["sweep"] = Json::parse("[6120, 1024]");  // as hmtt wrote it before
   auto old = psnap::from_json(j);

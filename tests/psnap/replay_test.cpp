@@ -146,7 +146,8 @@ double cache_hits(const std::vector<Reference>& t, std::uint64_t kb, std::uint64
 TEST_CASE("psnap replay: bzip2's bucket table comes back with its column runs and both sweeps") {
   // The table's column reads take two random strides: +1024 (marking a column, one run of 255
   // steps) and +1020 (after +4: reading two columns together). Both are kept as sweeps, the
-  // first with its runs (docs/accuracy.md: bzip2's L2 error 6.4 -> 3.0 %).
+  // first with its runs, the second with its alternations (docs/accuracy.md: bzip2's L2 error
+  // 6.4 -> 3.0 % with the runs, 1.8 % with the alternations too).
   const auto t = psnap_test::bucket_table();
   const auto p = profile_of(t);
   REQUIRE(p.loops.size() == 1);
@@ -155,14 +156,16 @@ TEST_CASE("psnap replay: bzip2's bucket table comes back with its column runs an
     if (r.base == 0x3000000) table = &r;
   REQUIRE(table != nullptr);
   REQUIRE(table->sweeps.size() == 2);
-  CHECK(table->sweeps[0] == Sweep{1020, 64 * 255, 64 * 255, 0});  // each one alone (ties: the lower stride first)
-  CHECK(table->sweeps[1] == Sweep{1024, 64 * 255, 64, 64});      // one run a column
+  // +1020: each alone, all but a column's first two strides after another (+4 between); ties
+  // put the lower stride first.
+  CHECK(table->sweeps[0] == Sweep{1020, 64 * 255, 64 * 255, 0, 64 * 254});
+  CHECK(table->sweeps[1] == Sweep{1024, 64 * 255, 64, 64, 0});  // one run a column
   // The model before (one sweep, each stride a run of its own) for comparison.
   auto before = p;
   for (auto& l : before.loops)
     for (auto& r : l.regions) {
       if (r.sweeps.size() > 1) r.sweeps.erase(r.sweeps.begin());
-      for (auto& w : r.sweeps) w.runs = w.count, w.long_runs = 0;
+      for (auto& w : r.sweeps) w.runs = w.count, w.long_runs = 0, w.alternations = 0;
     }
   // Mean length of the runs of +1024 strides, and the hit ratio of a 32 KB LRU cache, which
   // holds a column's 256 lines but not two columns' and a row's.
@@ -189,5 +192,5 @@ TEST_CASE("psnap replay: bzip2's bucket table comes back with its column runs an
           ", before ", error_before);
   CHECK(run_now > 100);  // geometric around 255, cut in two where a run wraps past the last row
   CHECK(run_before < 4);
-  CHECK(error_now < error_before - 0.03);
+  CHECK(error_now < error_before - 0.06);  // 0.04 against 0.15
 }

@@ -69,6 +69,7 @@ covered "a modify"              'any("modify" in r["kinds"] for r in regions)'
 covered "a sweep"               'any("sweeps" in r for r in regions)'
 covered "two sweeps"            'any(len(r.get("sweeps", [])) == 2 for r in regions)'
 covered "a sweep's long runs"   'any(w[3] > 0 for r in regions for w in r.get("sweeps", []))'
+covered "alternations"          'any(w[4] > 0 for r in regions for w in r.get("sweeps", []))'
 
 # ---- mutated profiles: the schema must reject each -----------------------------------------------
 # mutant NAME BASE OP POINTER VALUE LOADER (tests/schema_lib.sh); LOADER '-': hmtt synth does not
@@ -113,10 +114,10 @@ mutant version-2       default set /version 2                   'profile: versio
 mutant no-version      default delete /version ''               'profile: version: missing'
 mutant sweep-stride    columns set $R/sweeps/0/1 100            '\.sweeps\[0\]\[1\]: stride 100 is not a random one'
 mutant sweep-count-0   columns set $R/sweeps/0/0 0              '\.sweeps\[0\]\[0\]: not 1 \.\. the random'
-mutant sweep-single    columns set $R/sweeps/0 '[5]'            '\.sweeps\[0\]: expected \[count, stride, runs, long runs\]'
+mutant sweep-single    columns set $R/sweeps/0 '[5]'            '\.sweeps\[0\]: expected \[count, stride, runs, long runs, alternations\]'
 mutant sweep-2-63      columns set $R/sweeps/0/1 9223372036854775808  '\.sweeps\[0\]\[1\]: stride 9223372036854775808 is beyond'
 mutant sweep-runs-0    columns set $R/sweeps/0/2 0              '\.sweeps\[0\]\[2\]: not 1 \.\. the sweep'
-mutant sweeps-3        columns set $R/sweeps '[[1, 1024, 1, 0], [1, 2048, 1, 0], [1, 4096, 1, 0]]'  '\.sweeps: expected 1 \.\. 2 sweeps'
+mutant sweeps-3        columns set $R/sweeps '[[1, 1024, 1, 0, 0], [1, 2048, 1, 0, 0], [1, 4096, 1, 0, 0]]'  '\.sweeps: expected 1 \.\. 2 sweeps'
 mutant sweeps-empty    columns set $R/sweeps '[]'               '\.sweeps: expected 1 \.\. 2 sweeps'
 mutant sweep-and-sweeps columns add $R/sweep '[1, 1024]'        '\.sweep: given with sweeps'
 

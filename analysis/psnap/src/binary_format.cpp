@@ -120,6 +120,7 @@ void write_region(BodyWriter& w, const RegionProfile& r, std::uint64_t previous_
       w.s(sw.stride);
       w.u(sw.count - sw.runs);  // the repeats: 0 .. count - 1
       w.u(sw.long_runs);
+      w.u(sw.alternations);
     }
   }
   reuse(r.jump_reuse);
@@ -308,6 +309,9 @@ Result<RegionProfile> read_region(BodyReader& in, const std::string& path, std::
         if (long_runs > std::min(sw.runs, repeats))
           return in.fail(f + "[3]", "more long runs than the runs, or than the strides that repeat the sweep");
         sw.long_runs = long_runs;
+        HMTT_READ(alternations, in.u(f + "[4]"));
+        if (alternations > sw.runs) return in.fail(f + "[4]", "more alternations than the runs");
+        sw.alternations = alternations;
       }
       swept += sc;
       r.sweeps.push_back(sw);

@@ -62,7 +62,7 @@ Json to_json(const StreamProfile& p) {
       rj["strides"] = std::move(strides);
       if (!r.sweeps.empty()) {
         Json sweeps = Json::array();
-        for (const auto& w : r.sweeps) sweeps.push_back(Json::array({w.count, w.stride, w.runs, w.long_runs}));
+        for (const auto& w : r.sweeps) sweeps.push_back(Json::array({w.count, w.stride, w.runs, w.long_runs, w.alternations}));
         rj["sweeps"] = std::move(sweeps);
       }
       std::size_t used = r.jump_reuse.size();
@@ -239,8 +239,8 @@ Result<RegionProfile> region_from_json(const Json& rj, const std::string& path) 
   // One sweep: [count, stride, runs, long runs], or [count, stride] as "sweep" was written before
   // runs were kept (each stride a run of its own).
   auto sweep = [&](const Json& j, const std::string& wp, bool with_runs) -> Status {
-    if (!j.is_array() || j.size() != (with_runs ? 4u : 2u) || !j[1].is_number_integer())
-      return field_error(wp, with_runs ? "expected [count, stride, runs, long runs] (the stride an integer)"
+    if (!j.is_array() || j.size() != (with_runs ? 5u : 2u) || !j[1].is_number_integer())
+      return field_error(wp, with_runs ? "expected [count, stride, runs, long runs, alternations] (the stride an integer)"
                                        : "expected [count, stride] (the stride an integer)");
     auto c = u64_value(j[0], wp + "[0]");
     if (!c) return c.error();
@@ -263,6 +263,10 @@ Result<RegionProfile> region_from_json(const Json& rj, const std::string& path) 
         return field_error(wp + "[3]", "more long runs than the runs, or than the strides that repeat the sweep");
       w.runs = *runs;
       w.long_runs = *long_runs;
+      auto alternations = u64_value(j[4], wp + "[4]");
+      if (!alternations) return alternations.error();
+      if (*alternations > *runs) return field_error(wp + "[4]", "more alternations than the runs");
+      w.alternations = *alternations;
     }
     r.sweeps.push_back(w);
     return Status::success();

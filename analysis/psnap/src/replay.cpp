@@ -36,8 +36,9 @@ class RegionWalk {
       rows_.push_back(cumulate(p.transitions.data() + b * kStrideBins, kStrideBins));
     // A sweep's run goes on by itself (next()), so the random row's random -> random edge keeps
     // only what was not one sweep stride after the same. A long run is two strides, then one more
-    // with the odds `go_on`: on average as long as the profile's long runs.
-    std::uint64_t repeats = 0;
+    // with the odds `go_on`: on average as long as the profile's long runs. An alternating sweep
+    // comes back by itself too, so the edges into random give up the alternations' share.
+    std::uint64_t repeats = 0, alternations = 0;
     for (const auto& w : p.sweeps) {
       SweepOdds o;
       if (w.long_runs > 0 && w.long_runs <= w.runs && w.runs <= w.count) {
@@ -45,15 +46,25 @@ class RegionWalk {
         o.long_run = static_cast<double>(w.long_runs) / static_cast<double>(w.runs);
         o.go_on = mean > 2.0 ? 1.0 - 1.0 / (mean - 1.0) : 0.0;
       }
+      if (w.alternations > 0 && w.alternations <= w.count)
+        o.again = static_cast<double>(w.alternations) / static_cast<double>(w.count);
+      alternations += std::min(w.alternations, w.count);
       sweep_odds_.push_back(o);
       if (w.runs <= w.count) repeats += w.count - w.runs;
     }
-    if (repeats > 0) {
-      std::vector<std::uint64_t> row(p.transitions.begin() + kRandomBin * kStrideBins,
-                                     p.transitions.begin() + (kRandomBin + 1) * kStrideBins);
-      row[kRandomBin] -= std::min(row[kRandomBin], repeats);
-      rows_[kRandomBin] = cumulate(row.data(), kStrideBins);
+    std::vector<std::uint64_t> t(p.transitions.begin(), p.transitions.end());
+    t[kRandomBin * kStrideBins + kRandomBin] -= std::min(t[kRandomBin * kStrideBins + kRandomBin], repeats);
+    if (alternations > 0) {
+      std::uint64_t into = 0;
+      for (int b = 0; b < kStrideBins; ++b) into += t[static_cast<std::size_t>(b * kStrideBins + kRandomBin)];
+      const double keep = into > alternations ? 1.0 - static_cast<double>(alternations) / static_cast<double>(into) : 0.0;
+      for (int b = 0; b < kStrideBins; ++b) {
+        auto& e = t[static_cast<std::size_t>(b * kStrideBins + kRandomBin)];
+        e = static_cast<std::uint64_t>(std::llround(static_cast<double>(e) * keep));
+      }
     }
+    if (repeats > 0 || alternations > 0)
+      for (int b = 0; b < kStrideBins; ++b) rows_[static_cast<std::size_t>(b)] = cumulate(t.data() + b * kStrideBins, kStrideBins);
     kinds_ = cumulate(p.kinds.data(), p.kinds.size());
     std::vector<std::uint64_t> counts;
     for (const auto& [s, c] : p.sizes) counts.push_back(c);
@@ -73,13 +84,19 @@ class RegionWalk {
 
   Reference next(std::mt19937_64& rng) {
     Reference ref;
-    if (started_ && run_ >= 0 &&
+    if (started_ && alt_ >= 0 && alt_wait_ == 0) {
+      const auto i = static_cast<std::size_t>(alt_);
+      cursor_ = wrap(cursor_, p_.sweeps[i].stride);  // back to the sweep, one stride after the last
+      prev_bin_ = kRandomBin;
+      alternate(i, rng);
+    } else if (started_ && run_ >= 0 &&
         (second_step_ || std::uniform_real_distribution<double>(0.0, 1.0)(rng) <
                              sweep_odds_[static_cast<std::size_t>(run_)].go_on)) {
       second_step_ = false;
       cursor_ = wrap(cursor_, p_.sweeps[static_cast<std::size_t>(run_)].stride);  // down the column
     } else if (started_) {
       run_ = -1;
+      if (alt_ >= 0) --alt_wait_;
       // The first stride is the most common one; then the stride-order graph
       // leads (the histogram where the graph has no edge out of a bin).
       int bin = mode_bin_;
@@ -122,18 +139,21 @@ class RegionWalk {
   // the recorded odds (jump_reuse, by distance bin), else a far jump.
   std::uint64_t jump(std::mt19937_64& rng) {
     std::uint64_t total = p_.strides[kRandomBin] - std::min(p_.strides[kRandomBin], p_.swept());
-    for (const auto& w : p_.sweeps) total += w.runs;
+    auto starts = [](const Sweep& w) { return w.runs - std::min(w.alternations, w.runs); };
+    for (const auto& w : p_.sweeps) total += starts(w);
     if (total > 0) {
       std::uint64_t u = rng() % total;
       for (std::size_t i = 0; i < p_.sweeps.size(); ++i) {
-        if (u >= p_.sweeps[i].runs) {
-          u -= p_.sweeps[i].runs;
+        if (u >= starts(p_.sweeps[i])) {
+          u -= starts(p_.sweeps[i]);
           continue;
         }
         const double odds = sweep_odds_[i].long_run;
         if (odds > 0.0 && std::uniform_real_distribution<double>(0.0, 1.0)(rng) < odds) {
           run_ = static_cast<int>(i);
           second_step_ = true;
+        } else {
+          alternate(i, rng);
         }
         return wrap(cursor_, p_.sweeps[i].stride);
       }
@@ -254,8 +274,20 @@ class RegionWalk {
   struct SweepOdds {
     double long_run = 0.0;  // that a run is long (long_runs / runs)
     double go_on = 0.0;     // that a long run goes on past its second stride
+    double again = 0.0;     // that a stride comes again after one other (alternations / count)
   };
   std::vector<SweepOdds> sweep_odds_;  // per p_.sweeps
+  // Sweep i was just taken outside a long run: with its odds it comes again after one other stride.
+  void alternate(std::size_t i, std::mt19937_64& rng) {
+    alt_ = -1;
+    const double odds = sweep_odds_[i].again;
+    if (odds > 0.0 && std::uniform_real_distribution<double>(0.0, 1.0)(rng) < odds) {
+      alt_ = static_cast<int>(i);
+      alt_wait_ = 1;
+    }
+  }
+  int alt_ = -1;       // the sweep due again once alt_wait_ other strides have passed, or -1
+  int alt_wait_ = 0;
   int run_ = -1;                       // the sweep whose long run the last stride was in, or -1
   bool second_step_ = false;           // ... as its first stride, so a second follows
   std::vector<std::uint64_t> history_;  // line of each recent access, a ring indexed by ordinal

@@ -69,6 +69,7 @@ struct RegionAccumulator {
     std::uint64_t error = 0;
     std::uint64_t repeats = 0;    // times it came right after itself (so count - error - repeats runs)
     std::uint64_t long_runs = 0;  // repeats that made a run two long (the runs of two or more)
+    std::uint64_t alternations = 0;  // times it came two after itself, a stride within +-256 between
     std::array<std::uint64_t, RegionProfile::kJumpBins> reuse{};
   };
   static constexpr std::size_t kFarStrides = 64;
@@ -94,6 +95,7 @@ struct RegionAccumulator {
   std::uint64_t cursor = 0;  // the previous address (strides are taken from it)
   int prev_bin = -1;
   std::int64_t prev_stride = 0;
+  std::int64_t prev2_stride = 0;
   bool prev_repeat = false;  // the previous stride was a random one repeated
   bool ranged = false;  // base and last were set before the first access (a loop region)
   std::uint64_t window_start = 0;  // returns count from this access on (the window's first, or 0: the loop's)
@@ -125,7 +127,9 @@ struct RegionAccumulator {
       if (bin != kRandomBin) ++exact[stride];
       if (prev_bin >= 0) ++p.transitions[static_cast<std::size_t>(prev_bin * kStrideBins + bin)];
       const bool repeat = bin == kRandomBin && prev_bin == kRandomBin && stride == prev_stride;
+      const bool alternation = bin == kRandomBin && prev_bin >= 0 && prev_bin != kRandomBin && stride == prev2_stride;
       prev_bin = bin;
+      prev2_stride = prev_stride;
       prev_stride = stride;
       const bool moved = bin != kRandomBin && (a >> 6) != (cursor >> 6);
       p.moves += moved;
@@ -136,6 +140,7 @@ struct RegionAccumulator {
         fs->long_runs += !prev_repeat;
       }
       prev_repeat = repeat;
+      if (fs && alternation) ++fs->alternations;
       if ((bin == kRandomBin || moved) && d > 0) {
         const int k = static_cast<int>(std::bit_width(d)) - 1;
         auto& reuse = bin == kRandomBin ? p.jump_reuse : p.move_reuse;
@@ -174,6 +179,7 @@ struct RegionAccumulator {
       FarStride* into = far_stride(s, f.count - f.error);
       into->repeats += f.repeats;
       into->long_runs += f.long_runs;
+      into->alternations += f.alternations;
       for (std::size_t k = 0; k < f.reuse.size(); ++k) into->reuse[k] += f.reuse[k];
     }
     lines.insert(o.lines.begin(), o.lines.end());  // (the other region's ordinals are its own: approximate)
@@ -211,7 +217,7 @@ struct RegionAccumulator {
       if (!r.sweeps.empty() && (stride < 0) != (r.sweeps.front().stride < 0)) continue;
       // (a repeat counted before an eviction may outlive its count: at least one run)
       const std::uint64_t repeats = std::min(f->repeats, c - 1);
-      r.sweeps.push_back({stride, c, c - repeats, std::min({f->long_runs, c - repeats, repeats})});
+      r.sweeps.push_back({stride, c, c - repeats, std::min({f->long_runs, c - repeats, repeats}), std::min(f->alternations, c - repeats)});
       for (std::size_t k = 0; k < r.jump_reuse.size(); ++k) r.jump_reuse[k] -= f->reuse[k];
     }
     return r;

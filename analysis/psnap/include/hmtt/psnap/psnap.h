@@ -98,11 +98,15 @@ struct PsnapKnobs {
 // consecutive ones (1 .. count), `long_runs` of them two strides or longer (0 .. the smaller of
 // runs and count - runs), the rest single. Replay starts a run with the odds of `runs`, makes it
 // long with the odds of `long_runs` among them, and draws its length around the long runs' mean.
+// `alternations` (0 .. runs) of the runs came two strides after the same sweep with a stride
+// within +-256 between (+4, +1020, +4, +1020: two columns read down together); replay takes the
+// sweep again after one other stride with the odds alternations / count.
 struct Sweep {
   std::int64_t stride = 0;
   std::uint64_t count = 0;
   std::uint64_t runs = 0;
   std::uint64_t long_runs = 0;
+  std::uint64_t alternations = 0;
   bool operator==(const Sweep&) const = default;
 };
 // Sweeps kept per region: the second of bzip2's column reads alternates +4 and +1020 steps
