@@ -8,7 +8,7 @@ set -euo pipefail
 tier=${1:-all}
 
 core=(build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
-      verilator libsystemc-dev libpcap-dev libboost-dev liblz4-dev lz4 zlib1g-dev
+      verilator libsystemc-dev libpcap-dev libboost-dev liblz4-dev lz4 zlib1g-dev liblzma-dev
       libsqlite3-dev sqlite3 doctest-dev libcli11-dev nlohmann-json3-dev
       libfftw3-dev gnuplot-nox valgrind)
 extra=(yosys nextpnr-ice40 fpga-icestorm tshark qemu-system-x86 busybox-static

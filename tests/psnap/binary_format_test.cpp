@@ -75,7 +75,7 @@ std::vector<Reference> replay(const psnap::StreamProfile& p, std::uint64_t n) {
 
 }  // namespace
 
-TEST_CASE("psnap binary profile: decode(encode(p)) == p, stored and deflated, and the same replay") {
+TEST_CASE("psnap binary profile: decode(encode(p)) == p, stored, deflated and LZMA2, and the same replay") {
   const auto p = mixed_profile();
   REQUIRE(p.loops.size() >= 2);
   bool merged = false, code = false, negative = false, moves = false, sweep = false;
@@ -92,14 +92,21 @@ TEST_CASE("psnap binary profile: decode(encode(p)) == p, stored and deflated, an
   CHECK(negative);
   CHECK(moves);
   CHECK(sweep);
-  for (auto c : {psnap::BinaryCompression::Stored, psnap::BinaryCompression::Deflate}) {
+  std::size_t sizes[3] = {};
+  for (auto c : {psnap::BinaryCompression::Stored, psnap::BinaryCompression::Deflate, psnap::BinaryCompression::Lzma}) {
     const std::string bytes = psnap::to_binary(p, c);
+    sizes[static_cast<int>(c)] = bytes.size();
+    CHECK(bytes[9] == static_cast<int>(c));  // the compression byte: 0 stored, 1 deflate, 2 LZMA2
     CHECK(psnap::is_binary_profile(bytes));
     auto back = psnap::from_binary(bytes);
     REQUIRE(back.ok());
     CHECK(*back == p);
     CHECK(psnap::to_binary(*back, c) == bytes);
   }
+  INFO("stored " << sizes[0] << " B, deflate " << sizes[1] << " B, LZMA2 " << sizes[2] << " B");
+  CHECK(sizes[1] < sizes[0]);
+  CHECK(sizes[2] < sizes[1]);  // LZMA2 is the default because it is smaller (docs/accuracy.md: 13-17 %)
+  CHECK(psnap::to_binary(p) == psnap::to_binary(p, psnap::BinaryCompression::Lzma));
   auto body = psnap::decode_body(psnap::encode_body(p));
   REQUIRE(body.ok());
   CHECK(*body == p);
@@ -140,6 +147,23 @@ TEST_CASE("psnap binary profile: the profiler writes it by default; json on requ
   REQUIRE(ra.ok());
   REQUIRE(rb.ok());
   CHECK(*ra == *rb);
+  // LZMA2 by default; deflate (the default before) and stored on request, all read back alike.
+  CHECK(files[0][9] == 2);
+  for (const char* e : {"binary-deflate", "binary-stored"}) {
+    INFO(std::string(e));
+    VectorSource again(t);
+    auto params = analysis::ProfileParams::parse({std::string("encoding=") + e}, method->params());
+    REQUIRE(params.ok());
+    auto out = method->profile(again, *params, analysis::RunOptions{.progress = false});
+    REQUIRE(out.ok());
+    CHECK(out->data[9] == (std::string(e) == "binary-deflate" ? 1 : 0));
+    CHECK(out->data.size() > files[0].size());
+    auto c = method->synthesize(out->data, {.length = 5000, .seed = 3});
+    REQUIRE(c.ok());
+    auto rc = collect(**c);
+    REQUIRE(rc.ok());
+    CHECK(*rc == *ra);
+  }
   VectorSource src(t);
   auto bad = analysis::ProfileParams::parse({"encoding=xml"}, method->params());
   REQUIRE(bad.ok());
@@ -229,43 +253,50 @@ TEST_CASE("psnap binary profile: the worked example of docs/psnap.md, byte for b
 }
 
 TEST_CASE("psnap binary profile: header errors name the byte") {
-  const std::string good = psnap::to_binary(mixed_profile());
-  REQUIRE(error_of(good).empty());
-  auto edited = [&](std::size_t at, char v) {
-    std::string s = good;
-    s[at] = v;
-    return error_of(s);
-  };
-  CHECK(error_of("HMTTPS").find("byte 6: the 20-byte header is cut short") != std::string::npos);
-  CHECK(edited(0, 'X').find("byte 0: not a binary PSnAP profile") != std::string::npos);
-  CHECK(edited(8, 5).find("byte 8: version 5 (this reader knows 1 to 4)") != std::string::npos);
-  CHECK(edited(8, 0).find("byte 8: version 0") != std::string::npos);
-  CHECK(edited(9, 7).find("byte 9: unknown compression 7") != std::string::npos);
-  CHECK(edited(11, 1).find("byte 11: reserved") != std::string::npos);
-  CHECK(edited(12, static_cast<char>(good[12] + 1)).find("byte 12: body length") != std::string::npos);
-  CHECK(edited(15, '\x7f').find("byte 12: body length") != std::string::npos);  // 2 GB from a few KB
-  CHECK(edited(16, static_cast<char>(good[16] ^ 1)).find("byte 16: body CRC-32 mismatch") != std::string::npos);
-  CHECK(error_of(good + "x").find("1 bytes after the compressed body") != std::string::npos);
-  // Any single corrupt byte is an error (the CRC covers what deflate does not),
-  // and every cut is an error naming a byte; never a crash. The one exception:
-  // the unused padding bits of the last deflate byte carry no data, so a flip
-  // there reads back the same profile.
-  const auto original = mixed_profile();
-  for (std::size_t at = 0; at < good.size(); at += 7) {
-    INFO("byte " << at << " of " << good.size());
-    std::string s = good;
-    s[at] = static_cast<char>(good[at] ^ 0x20);
-    const auto back = psnap::from_binary(s);
-    if (back.ok()) {
-      CHECK(at == good.size() - 5);  // the last deflate byte, before zlib's 4-byte Adler-32
-      CHECK(*back == original);
-    } else {
-      CHECK(back.error().message.rfind("profile: byte ", 0) == 0);
+  for (auto c : {psnap::BinaryCompression::Deflate, psnap::BinaryCompression::Lzma}) {
+    const bool lzma = c == psnap::BinaryCompression::Lzma;
+    INFO("codec " << std::string(lzma ? "LZMA2" : "deflate"));
+    const std::string good = psnap::to_binary(mixed_profile(), c);
+    REQUIRE(error_of(good).empty());
+    auto edited = [&](std::size_t at, char v) {
+      std::string s = good;
+      s[at] = v;
+      return error_of(s);
+    };
+    CHECK(error_of("HMTTPS").find("byte 6: the 20-byte header is cut short") != std::string::npos);
+    CHECK(edited(0, 'X').find("byte 0: not a binary PSnAP profile") != std::string::npos);
+    CHECK(edited(8, 5).find("byte 8: version 5 (this reader knows 1 to 4)") != std::string::npos);
+    CHECK(edited(8, 0).find("byte 8: version 0") != std::string::npos);
+    CHECK(edited(9, 7).find("byte 9: unknown compression 7 (0 stored, 1 deflate, 2 LZMA2)") != std::string::npos);
+    CHECK(edited(9, lzma ? 1 : 2).find("byte 20: the compressed body is corrupt") != std::string::npos);  // the other codec
+    CHECK(edited(11, 1).find("byte 11: reserved") != std::string::npos);
+    CHECK(edited(12, static_cast<char>(good[12] + 1)).find("byte 12: body length") != std::string::npos);
+    CHECK(edited(12, static_cast<char>(good[12] - 1)).find("byte 20: the compressed body is corrupt (" + std::string(lzma ? "LZMA2" : "zlib") + ": longer than the header's body length") != std::string::npos);
+    CHECK(edited(15, '\x7f').find("byte 12: body length") != std::string::npos);  // 2 GB from a few KB
+    CHECK(edited(16, static_cast<char>(good[16] ^ 1)).find("byte 16: body CRC-32 mismatch") != std::string::npos);
+    CHECK(error_of(good + "x").find("byte " + std::to_string(good.size()) + ": 1 bytes after the compressed body") !=
+          std::string::npos);
+    // Any single corrupt byte is an error (the CRC covers what the codec does not), and every
+    // cut is an error naming a byte; never a crash. The one exception: the unused padding bits
+    // of the last deflate byte carry no data, so a flip there reads back the same profile.
+    const auto original = mixed_profile();
+    for (std::size_t at = 0; at < good.size(); at += 7) {
+      INFO("byte " << at << " of " << good.size());
+      std::string s = good;
+      s[at] = static_cast<char>(good[at] ^ 0x20);
+      const auto back = psnap::from_binary(s);
+      if (back.ok()) {
+        CHECK_FALSE(lzma);
+        CHECK(at == good.size() - 5);  // the last deflate byte, before zlib's 4-byte Adler-32
+        CHECK(*back == original);
+      } else {
+        CHECK(back.error().message.rfind("profile: byte ", 0) == 0);
+      }
     }
-  }
-  for (std::size_t cut = 0; cut < good.size(); cut += 11) {
-    INFO("cut at " << cut);
-    CHECK(error_of(good.substr(0, cut)).rfind("profile: byte ", 0) == 0);
+    for (std::size_t cut = 0; cut < good.size(); cut += 11) {
+      INFO("cut at " << cut);
+      CHECK(error_of(good.substr(0, cut)).rfind("profile: byte ", 0) == 0);
+    }
   }
 }
 

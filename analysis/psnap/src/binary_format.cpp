@@ -1,5 +1,6 @@
 // The compact PSnAP profile (docs/psnap.md, "The binary profile"): a 20-byte
-// header, then the body of LEB128 varints, deflate-compressed. The decoder
+// header, then the body of LEB128 varints, LZMA2-compressed (deflate or stored
+// are read and written too). The decoder
 // checks everything from_json() checks; every error names the byte offset and
 // the field.
 #include <algorithm>
@@ -7,6 +8,7 @@
 #include <cstring>
 #include <string>
 
+#include <lzma.h>
 #include <zlib.h>
 
 #include "hmtt/psnap/psnap.h"
@@ -22,9 +24,29 @@ constexpr std::size_t kHeaderBytes = 20;
 constexpr std::uint8_t kVersion = 4;
 constexpr std::uint8_t kStored = 0;
 constexpr std::uint8_t kDeflate = 1;
-// Deflate expands at most ~1032:1; a header claiming more is corrupt (and
-// would make the decoder allocate for nothing).
+constexpr std::uint8_t kLzma = 2;
+// Deflate expands at most ~1032:1, LZMA2 at most ~7000:1 (measured on zeros); a header
+// claiming more is corrupt (and would make the decoder allocate for nothing).
 constexpr std::uint64_t kMaxInflation = 1032;
+constexpr std::uint64_t kMaxLzmaInflation = 8192;
+
+// The raw LZMA2 filter both sides use: no container (the header holds the length and the
+// CRC-32), preset 9 extreme with one literal context bit and no position bits (the body is
+// varints, not text: 1-2 % smaller than the preset's lc=3 pb=2), and a dictionary as long as the
+// body (no match reaches further; the decoder allocates no more than it must).
+struct LzmaFilter {
+  lzma_options_lzma options{};
+  lzma_filter chain[2]{};
+  explicit LzmaFilter(std::uint32_t body_bytes) {
+    lzma_lzma_preset(&options, 9 | LZMA_PRESET_EXTREME);
+    options.lc = 1;
+    options.lp = 0;
+    options.pb = 0;
+    options.dict_size = std::clamp<std::uint32_t>(body_bytes, LZMA_DICT_SIZE_MIN, std::uint32_t{1} << 30);
+    chain[0] = {LZMA_FILTER_LZMA2, &options};
+    chain[1] = {LZMA_VLI_UNKNOWN, nullptr};
+  }
+};
 constexpr std::uint8_t kFlagCode = 1, kFlagMerged = 2, kFlagMoves = 4, kFlagSweep = 8;
 
 std::int64_t nominal(int bin) {
@@ -480,11 +502,24 @@ std::string to_binary(const StreamProfile& p, BinaryCompression compression) {
   std::string out(kHeaderBytes, '\0');
   std::memcpy(out.data(), kBinaryMagic.data(), kBinaryMagic.size());
   out[8] = static_cast<char>(kVersion);
-  out[9] = static_cast<char>(compression == BinaryCompression::Deflate ? kDeflate : kStored);
+  out[9] = static_cast<char>(compression == BinaryCompression::Lzma      ? kLzma
+                             : compression == BinaryCompression::Deflate ? kDeflate
+                                                                         : kStored);
   put_u32(out, 12, static_cast<std::uint32_t>(body.size()));
   const auto crc = crc32(0L, reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(body.size()));
   put_u32(out, 16, static_cast<std::uint32_t>(crc));
   if (compression == BinaryCompression::Stored) return out + body;
+  if (compression == BinaryCompression::Lzma) {
+    const LzmaFilter filter(static_cast<std::uint32_t>(body.size()));
+    std::size_t packed = 0;
+    out.resize(kHeaderBytes + body.size() + body.size() / 64 + 256);  // LZMA2 stores what does not compress
+    const lzma_ret rc = lzma_raw_buffer_encode(filter.chain, nullptr, reinterpret_cast<const std::uint8_t*>(body.data()),
+                                               body.size(), reinterpret_cast<std::uint8_t*>(out.data() + kHeaderBytes),
+                                               &packed, out.size() - kHeaderBytes);
+    if (rc != LZMA_OK) return to_binary(p, BinaryCompression::Deflate);  // (only on allocation failure)
+    out.resize(kHeaderBytes + packed);
+    return out;
+  }
   uLongf packed = compressBound(static_cast<uLong>(body.size()));
   out.resize(kHeaderBytes + packed);
   const int rc = compress2(reinterpret_cast<Bytef*>(out.data() + kHeaderBytes), &packed,
@@ -494,15 +529,50 @@ std::string to_binary(const StreamProfile& p, BinaryCompression compression) {
   return out;
 }
 
+namespace {
+
+// One codec's run over a compressed body into `out` (sized to the header's body length): the
+// bytes it wrote and read, or why it failed.
+struct Decompressed {
+  std::size_t out = 0;
+  std::size_t in = 0;
+  std::string error;
+};
+
+Decompressed decompress_deflate(std::string_view payload, std::string& out) {
+  uLongf out_len = static_cast<uLongf>(out.size());
+  uLong in_len = static_cast<uLong>(payload.size());
+  const int rc = uncompress2(reinterpret_cast<Bytef*>(out.data()), &out_len, reinterpret_cast<const Bytef*>(payload.data()), &in_len);
+  if (rc == Z_OK) return {out_len, in_len, {}};
+  return {0, 0, std::string("zlib: ") + (rc == Z_BUF_ERROR    ? "longer than the header's body length, or cut short"
+                                         : rc == Z_DATA_ERROR ? "bad deflate data"
+                                                              : "error " + std::to_string(rc))};
+}
+
+Decompressed decompress_lzma2(std::string_view payload, std::string& out) {
+  const LzmaFilter filter(static_cast<std::uint32_t>(out.size()));
+  std::size_t in_pos = 0, out_pos = 0;
+  const lzma_ret rc = lzma_raw_buffer_decode(filter.chain, nullptr, reinterpret_cast<const std::uint8_t*>(payload.data()),
+                                             &in_pos, payload.size(), reinterpret_cast<std::uint8_t*>(out.data()),
+                                             &out_pos, out.size());
+  if (rc == LZMA_OK) return {out_pos, in_pos, {}};
+  return {0, 0, std::string("LZMA2: ") + (rc == LZMA_BUF_ERROR    ? "longer than the header's body length, or cut short"
+                                          : rc == LZMA_DATA_ERROR ? "bad data"
+                                          : rc == LZMA_MEM_ERROR  ? "out of memory"
+                                                                  : "error " + std::to_string(rc))};
+}
+
+}  // namespace
+
 Result<StreamProfile> from_binary(std::string_view data) {
   if (data.size() < kHeaderBytes) return header_error(data.size(), "the 20-byte header is cut short");
   if (!is_binary_profile(data)) return header_error(0, "not a binary PSnAP profile (magic HMTTPSNP)");
   const auto version = static_cast<std::uint8_t>(data[8]);
   if (version < 1 || version > kVersion)
-    return header_error(8, "version " + std::to_string(version) + " (this reader knows 1 to 4)");
+    return header_error(8, "version " + std::to_string(version) + " (this reader knows 1 to " + std::to_string(kVersion) + ")");
   const auto compression = static_cast<std::uint8_t>(data[9]);
-  if (compression != kStored && compression != kDeflate)
-    return header_error(9, "unknown compression " + std::to_string(compression) + " (0 stored, 1 deflate)");
+  if (compression != kStored && compression != kDeflate && compression != kLzma)
+    return header_error(9, "unknown compression " + std::to_string(compression) + " (0 stored, 1 deflate, 2 LZMA2)");
   if (data[10] != 0 || data[11] != 0) return header_error(data[10] != 0 ? 10 : 11, "reserved, must be 0");
   const std::uint32_t body_bytes = get_u32(data, 12);
   const std::uint32_t crc = get_u32(data, 16);
@@ -515,25 +585,18 @@ Result<StreamProfile> from_binary(std::string_view data) {
                                   " bytes follow the header");
     body = payload;
   } else {
-    if (body_bytes > kMaxInflation * payload.size() + 64)
+    const bool lzma = compression == kLzma;
+    if (body_bytes > (lzma ? kMaxLzmaInflation : kMaxInflation) * payload.size() + 64)
       return header_error(12, "body length " + std::to_string(body_bytes) + " is impossible for " +
                                   std::to_string(payload.size()) + " compressed bytes");
     inflated.resize(body_bytes);
-    uLongf out_len = body_bytes;
-    uLong in_len = static_cast<uLong>(payload.size());
-    const int rc = uncompress2(reinterpret_cast<Bytef*>(inflated.data()), &out_len,
-                               reinterpret_cast<const Bytef*>(payload.data()), &in_len);
-    if (rc != Z_OK)
-      return header_error(kHeaderBytes, std::string("the compressed body is corrupt (zlib: ") +
-                                            (rc == Z_BUF_ERROR ? "longer than the header's body length, or cut short"
-                                             : rc == Z_DATA_ERROR ? "bad deflate data"
-                                                                  : "error " + std::to_string(rc)) + ")");
-    if (out_len != body_bytes)
-      return header_error(12, "body length " + std::to_string(body_bytes) + ", but the body inflates to " +
-                                  std::to_string(out_len));
-    if (in_len != payload.size())
-      return header_error(kHeaderBytes + in_len, std::to_string(payload.size() - in_len) +
-                                                     " bytes after the compressed body");
+    const Decompressed d = lzma ? decompress_lzma2(payload, inflated) : decompress_deflate(payload, inflated);
+    if (!d.error.empty()) return header_error(kHeaderBytes, "the compressed body is corrupt (" + d.error + ")");
+    if (d.out != body_bytes)
+      return header_error(12, "body length " + std::to_string(body_bytes) + ", but the body decompresses to " +
+                                  std::to_string(d.out));
+    if (d.in != payload.size())
+      return header_error(kHeaderBytes + d.in, std::to_string(payload.size() - d.in) + " bytes after the compressed body");
     body = inflated;
   }
   const auto actual = static_cast<std::uint32_t>(

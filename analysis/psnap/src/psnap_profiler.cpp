@@ -68,7 +68,8 @@ class PsnapProfiler final : public Profiler {
              "where a region's returns to a line are counted: loop (across the loop's windows; replay returns to a "
              "line last touched that long ago) or window (within a window, the model of profiles before version 3)"},
             {"encoding", "binary",
-             "the profile file: binary (varints, deflate; docs/psnap.md), binary-stored (not compressed) or json"}};
+             "the profile file: binary (varints, LZMA2; docs/psnap.md), binary-deflate (deflate, as before LZMA2), "
+             "binary-stored (not compressed) or json"}};
   }
 
   Result<ProfileOutput> profile(ReferenceSource& trace, const ProfileParams& params, const RunOptions& run) override {
@@ -96,8 +97,8 @@ class PsnapProfiler final : public Profiler {
       return make_error("parameter 'returns': '" + *returns + "' is not loop or window");
     auto encoding = params.text("encoding");
     if (!encoding) return encoding.error();
-    if (*encoding != "binary" && *encoding != "binary-stored" && *encoding != "json")
-      return make_error("parameter 'encoding': '" + *encoding + "' is not binary, binary-stored or json");
+    if (*encoding != "binary" && *encoding != "binary-deflate" && *encoding != "binary-stored" && *encoding != "json")
+      return make_error("parameter 'encoding': '" + *encoding + "' is not binary, binary-deflate, binary-stored or json");
     if (*pattern == 0) return make_error("parameter 'pattern_buffer': must be at least 1");
     if (*window == 0) return make_error("parameter 'window': must be at least 1");
     if (*window > psnap::kMaxWindow)
@@ -129,8 +130,9 @@ class PsnapProfiler final : public Profiler {
       out.data = layout(j);
     } else {
       out.format = "binary";
-      out.data = psnap::to_binary(p, *encoding == "binary" ? psnap::BinaryCompression::Deflate
-                                                             : psnap::BinaryCompression::Stored);
+      out.data = psnap::to_binary(p, *encoding == "binary"           ? psnap::BinaryCompression::Lzma
+                                     : *encoding == "binary-deflate" ? psnap::BinaryCompression::Deflate
+                                                                     : psnap::BinaryCompression::Stored);
     }
     out.summary["references"] = p.references;
     out.summary["loops"] = p.loops.size();

@@ -203,8 +203,8 @@ Result<StreamProfile> from_json(const analysis::Json& j);
 // body length, CRC-32 of the body), then the body of LEB128 varints, stored
 // or deflate-compressed. It is lossless: from_binary(to_binary(p)) == p.
 inline constexpr std::string_view kBinaryMagic = "HMTTPSNP";
-enum class BinaryCompression { Stored, Deflate };
-std::string to_binary(const StreamProfile& p, BinaryCompression compression = BinaryCompression::Deflate);
+enum class BinaryCompression { Stored, Deflate, Lzma };
+std::string to_binary(const StreamProfile& p, BinaryCompression compression = BinaryCompression::Lzma);
 // Every error names the byte and the field: "profile: byte 16: body CRC-32
 // mismatch ...", "profile: body byte 812 (.loops[0].regions[3].runs): more runs than accesses".
 Result<StreamProfile> from_binary(std::string_view data);
