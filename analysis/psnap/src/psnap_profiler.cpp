@@ -68,7 +68,8 @@ class PsnapProfiler final : public Profiler {
              "where a region's returns to a line are counted: loop (across the loop's windows; replay returns to a "
              "line last touched that long ago) or window (within a window, the model of profiles before version 3)"},
             {"encoding", "binary",
-             "the profile file: binary (varints, LZMA2; docs/psnap.md), binary-deflate (deflate, as before LZMA2), "
+             "the profile file: binary (varints in columns, LZMA2; docs/psnap.md), binary-deflate (interleaved, deflate: "
+             "as before stop 26), "
              "binary-stored (not compressed) or json"}};
   }
 
@@ -130,9 +131,13 @@ class PsnapProfiler final : public Profiler {
       out.data = layout(j);
     } else {
       out.format = "binary";
-      out.data = psnap::to_binary(p, *encoding == "binary"           ? psnap::BinaryCompression::Lzma
-                                     : *encoding == "binary-deflate" ? psnap::BinaryCompression::Deflate
-                                                                     : psnap::BinaryCompression::Stored);
+      // LZMA2 over columns; deflate and stored keep the fields interleaved, as written before stop 26.
+      const bool lzma = *encoding == "binary";
+      out.data = psnap::to_binary(p,
+                                  lzma                            ? psnap::BinaryCompression::Lzma
+                                  : *encoding == "binary-deflate" ? psnap::BinaryCompression::Deflate
+                                                                  : psnap::BinaryCompression::Stored,
+                                  lzma ? psnap::BodyLayout::Columns : psnap::BodyLayout::Interleaved);
     }
     out.summary["references"] = p.references;
     out.summary["loops"] = p.loops.size();

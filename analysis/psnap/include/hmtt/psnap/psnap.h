@@ -199,12 +199,17 @@ analysis::Json to_json(const StreamProfile& p);
 Result<StreamProfile> from_json(const analysis::Json& j);
 
 // The compact profile, the default file format (docs/psnap.md, "The binary
-// profile"): the 20-byte header (magic "HMTTPSNP", version 2, compression,
-// body length, CRC-32 of the body), then the body of LEB128 varints, stored
-// or deflate-compressed. It is lossless: from_binary(to_binary(p)) == p.
+// profile"): the 20-byte header (magic "HMTTPSNP", version, compression, body
+// layout, body length, CRC-32 of the body), then the body of LEB128 varints,
+// stored, deflate- or LZMA2-compressed. It is lossless: from_binary(to_binary(p)) == p.
 inline constexpr std::string_view kBinaryMagic = "HMTTPSNP";
 enum class BinaryCompression { Stored, Deflate, Lzma };
-std::string to_binary(const StreamProfile& p, BinaryCompression compression = BinaryCompression::Lzma);
+// How the body's fields are laid out: in the order a reader meets them (the
+// documented worked example), or in columns, each field of every region side
+// by side (the default: compresses 6-10 % smaller).
+enum class BodyLayout { Interleaved, Columns };
+std::string to_binary(const StreamProfile& p, BinaryCompression compression = BinaryCompression::Lzma,
+                      BodyLayout layout = BodyLayout::Columns);
 // Every error names the byte and the field: "profile: byte 16: body CRC-32
 // mismatch ...", "profile: body byte 812 (.loops[0].regions[3].runs): more runs than accesses".
 Result<StreamProfile> from_binary(std::string_view data);
@@ -214,8 +219,8 @@ bool is_binary_profile(std::string_view data);
 // (1 has no lattice_stride, which then reads as 0; 1 and 2 have no return
 // scope, which then reads as ReturnScope::Window; 1 .. 3 hold one sweep at most, its
 // strides each a run of its own).
-std::string encode_body(const StreamProfile& p);
-Result<StreamProfile> decode_body(std::string_view body, int version = 4);
+std::string encode_body(const StreamProfile& p, BodyLayout layout = BodyLayout::Interleaved);
+Result<StreamProfile> decode_body(std::string_view body, int version = 4, BodyLayout layout = BodyLayout::Interleaved);
 
 // The synthetic stream of a profile: `length` references (0 = the profile's count).
 std::unique_ptr<ReferenceSource> make_replay(StreamProfile profile, std::uint64_t length, std::uint64_t seed);
