@@ -229,7 +229,6 @@ class BodyReader {
 
   // Reads a column-arranged body's directory; the fields then come from their columns (at()).
   Status columns() {
-    columnar_ = true;
     auto n = u(".columns");
     if (!n) return n.error();
     if (*n != kColumns) return fail(".columns", std::to_string(*n) + " columns, expected " + std::to_string(kColumns));
@@ -239,20 +238,21 @@ class BodyReader {
       if (!len) return len.error();
       length[c] = *len;
     }
-    std::size_t at = pos_[0];
+    std::size_t from = pos_[0];
     for (std::size_t c = 0; c < kColumns; ++c) {
-      if (length[c] > in_.size() - at) {
-        start_ = at;
+      if (length[c] > in_.size() - from) {
+        start_ = from;
         return fail(".columns." + std::string(kColumnNames[c]), "column of " + std::to_string(length[c]) +
                                                                    " bytes, past the end of the body");
       }
-      pos_[c] = at;
-      end_[c] = at += length[c];
+      pos_[c] = from;
+      end_[c] = from += length[c];
     }
-    if (at != in_.size()) {
-      start_ = at;
-      return fail(".columns", std::to_string(in_.size() - at) + " bytes after the last column");
+    if (from != in_.size()) {
+      start_ = from;
+      return fail(".columns", std::to_string(in_.size() - from) + " bytes after the last column");
     }
+    columnar_ = true;
     return Status::success();
   }
   // The column the next fields come from (an interleaved body has one cursor for all).
