@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # PSnAP profile size against the trace store, one table row per trace
 # (docs/accuracy.md, ## psnap, "Profile size"). For each store: the default
-# binary profile (varints + LZMA2), the same body under deflate (the default
-# before stop 26), uncompressed and under LZ4 HC (`lz4 -12`, for comparison),
+# binary profile (varints in columns + LZMA2), the fields interleaved under
+# deflate (the default before stop 26), interleaved and uncompressed and under LZ4 HC (`lz4 -12`, for comparison),
 # and the JSON export.
 # Usage: scripts/psnap_profile_size.sh HMTT TRACE.hmtt... [-- --param key=value ...]
 set -euo pipefail

@@ -142,7 +142,7 @@ TEST_CASE("psnap on a real program: gzip's recorded Valgrind lackey trace (tests
 TEST_CASE("psnap profile size on a real program: LZMA2 over columns, against deflate and interleaved fields") {
   // The recorded gzip trace's profile in the three forms hmtt has written: deflate over the
   // interleaved body (before stop 26), LZMA2 over it, and LZMA2 over columns (the default).
-  // docs/accuracy.md, "Profile size": 63,935 / 54,339 / 50,263 bytes here.
+  // docs/psnap.md, "A real run" and "Columns": 63,935 / 54,339 / 50,263 bytes here.
   const std::string trace = std::string(HMTT_SOURCE_DIR) + "/tests/data/gzip-gpl3.lackey.hmtt";
   auto src = tracefmt::open_trace(trace);
   REQUIRE(src.ok());

@@ -1,6 +1,6 @@
 // Fuzz harness for the binary PSnAP profile reader and the replay behind it.
 // The first input byte picks the entry point: even = the whole file
-// (header, deflate, CRC, body), odd = the body decoder alone (a CRC would
+// (header, LZMA2 or deflate, CRC, body), odd = the body decoder alone (a CRC would
 // otherwise stop almost every mutation before the body) of version 2, of
 // version 1 when bit 1 is set too, of version 3 when bit 2 is set (and not
 // bit 1), or of version 4 when bit 3 is set (and neither); column-arranged

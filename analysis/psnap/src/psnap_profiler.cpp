@@ -68,9 +68,8 @@ class PsnapProfiler final : public Profiler {
              "where a region's returns to a line are counted: loop (across the loop's windows; replay returns to a "
              "line last touched that long ago) or window (within a window, the model of profiles before version 3)"},
             {"encoding", "binary",
-             "the profile file: binary (varints in columns, LZMA2; docs/psnap.md), binary-deflate (interleaved, deflate: "
-             "as before stop 26), "
-             "binary-stored (not compressed) or json"}};
+             "the profile file: binary (varints in columns, LZMA2; docs/psnap.md), binary-deflate (interleaved varints, "
+             "deflate: the format written before LZMA2), binary-stored (interleaved, not compressed) or json"}};
   }
 
   Result<ProfileOutput> profile(ReferenceSource& trace, const ProfileParams& params, const RunOptions& run) override {
