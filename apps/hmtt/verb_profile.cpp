@@ -108,6 +108,7 @@ int run_profile(const ProfileVerbOptions& o) {
   hmtt::analysis::RunOptions run;
   run.limit = o.limit;
   run.progress = !o.json;
+  if (!hmtt::analysis::is_demo_spec(o.trace)) run.trace_path = o.trace;
   auto out = method->profile(**src, *params, run);
   if (!out) return hmtt::app::fail("profile", hmtt::make_error(o.trace + ": " + out.error().message));
   if (auto s = write_file_atomically(o.output, out->data, o.overwrite); !s) return hmtt::app::fail("profile", s.error());

@@ -18,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size == 0) return 0;
   const std::string_view rest(reinterpret_cast<const char*>(data) + 1, size - 1);
   if (data[0] % 2 == 1) {
-    auto regions = hmtt::chameleon::parse_regions(std::string(rest), "fuzz.map");
+    auto regions = hmtt::analysis::parse_regions(std::string(rest), "fuzz.map");
     if (!regions.ok()) {
       if (regions.error().message.rfind("fuzz.map", 0) != 0) __builtin_trap();  // errors name the file
       return 0;

@@ -6,6 +6,8 @@
 
 using namespace hmtt;
 using namespace hmtt::chameleon;
+using hmtt::analysis::parse_regions;
+using hmtt::analysis::regions_from_icode_events;
 
 namespace {
 

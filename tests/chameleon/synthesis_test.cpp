@@ -16,6 +16,7 @@
 #include "hmtt/analysis/demo_workload.h"
 #include "hmtt/chameleon/chameleon.h"
 #include "hmtt/store/store.h"
+#include "../icode_store.h"
 #include "hmtt/tracefmt/reader.h"
 
 using namespace hmtt;
@@ -532,19 +533,7 @@ TEST_CASE("chameleon profile: regions from the I-Code events of an hmtt store") 
   const std::string path = (dir / "t.hmtt").string();
   std::vector<Reference> trace;
   for (std::uint64_t i = 0; i < 3000; ++i) trace.push_back({i, (i < 2000 ? 8 * i : 4096 * (i % 7)), 4, Kind::Read, Origin::Unknown, 0});
-  {
-    auto w = store::StoreWriter::create(path, store::CaptureInfo{});
-    REQUIRE(w.ok());
-    REQUIRE((*w)->write(trace).ok());
-    // HMTT_EVENT(2) at t = 0 and t = 2500, HMTT_EVENT(7) at t = 1000; a FIFO loss event is not an I-Code.
-    std::vector<store::Event> ev(4);
-    ev[0].time = 0, ev[0].value = 64 + 2;
-    ev[1].time = 1000, ev[1].value = 64 + 7;
-    ev[2].time = 2500, ev[2].value = 64 + 2;
-    ev[3].time = 1500, ev[3].type = store::EventType::FifoLoss, ev[3].value = 1;
-    REQUIRE((*w)->add_events(ev).ok());
-    REQUIRE((*w)->finish().ok());
-  }
+  hmtt_test::write_icode_store(path, trace);  // HMTT_EVENT(2) at t = 0 and 2500, HMTT_EVENT(7) at 1000
   const std::string data = profile_of(trace, {"regions=" + path});
   auto parsed = parse_profile(data);
   REQUIRE(parsed.ok());

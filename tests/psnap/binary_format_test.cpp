@@ -39,7 +39,7 @@ psnap::StreamProfile mixed_profile() {
 // reach the body decoder with a body it edited.
 std::string stored_file(const std::string& body) {
   std::string f = "HMTTPSNP";
-  f += std::string{'\x04', '\x00', '\x00', '\x00'};
+  f += std::string{'\x05', '\x00', '\x00', '\x00'};
   auto u32 = [&](std::uint32_t v) {
     for (int i = 0; i < 4; ++i) f += static_cast<char>(static_cast<std::uint8_t>(v >> (8 * i)));
   };
@@ -122,7 +122,7 @@ TEST_CASE("psnap binary profile: decode(encode(p)) == p, stored, deflated and LZ
   std::sort(a.begin(), a.end());
   std::sort(b.begin(), b.end());
   CHECK(a == b);
-  auto from_columns = psnap::decode_body(columns, 4, psnap::BodyLayout::Columns);
+  auto from_columns = psnap::decode_body(columns, 5, psnap::BodyLayout::Columns);
   REQUIRE(from_columns.ok());
   CHECK(*from_columns == p);
   auto body = psnap::decode_body(psnap::encode_body(p));
@@ -211,7 +211,7 @@ TEST_CASE("psnap binary profile: the worked example of docs/psnap.md, byte for b
       "\x80\x08"                            // lattice_stride 1024
       "\x01"                                // returns: loop
       "\x01"                                // 1 loop
-      "\x01\x10\x01"                        // 1 instance, 16 references, 1 region
+      "\x01\x10\x00\x01"                    // 1 instance, 16 references, no code region, 1 region
       "\x00"                                // flags: data, not merged, no moves
       "\x80\x40"                            // base 0x1000 (zigzag delta from 0)
       "\x38\x00"                            // last = base + 56, first = base
@@ -233,8 +233,32 @@ TEST_CASE("psnap binary profile: the worked example of docs/psnap.md, byte for b
   auto back = psnap::decode_body(expected);
   REQUIRE(back.ok());
   CHECK(*back == p);
-  // The same body in version 2, which had no return scope: its returns were counted within a window.
-  std::string v2 = expected;
+  // A loop from a code region (I-Code event 7) says so: its id + 1.
+  auto event_loop = p;
+  event_loop.loops[0].code_region = 7;
+  std::string with_region = expected;
+  with_region[with_region.find("\x01\x10\x00\x01\x00")+ 2] = '\x08';
+  CHECK(psnap::encode_body(event_loop) == with_region);
+  auto back_region = psnap::decode_body(with_region);
+  REQUIRE(back_region.ok());
+  CHECK(*back_region == event_loop);
+  // Two loops of one code region are refused at the second.
+  auto twice = event_loop;
+  twice.loops.push_back(twice.loops[0]);
+  twice.order.emplace_back(1, 1);
+  twice.references = 32;
+  auto refused_twice = psnap::decode_body(psnap::encode_body(twice));
+  REQUIRE_FALSE(refused_twice.ok());
+  CHECK(refused_twice.error().message.find(".loops[1].code_region): 7 is also loops[0]'s") != std::string::npos);
+  // The same body in version 4, which had no code regions: every loop is the segmentation's.
+  std::string v4 = expected;
+  v4.erase(v4.find("\x01\x10\x00\x01\x00") + 2, 1);
+  auto v4_back = psnap::decode_body(v4, 4);
+  REQUIRE(v4_back.ok());
+  CHECK(*v4_back == p);
+  CHECK_FALSE(psnap::decode_body(v4, 5).ok());  // read as version 5 its regions count is the code region
+  // Version 2, which had no return scope either: its returns were counted within a window.
+  std::string v2 = v4;
   v2.erase(v2.find("\x80\x08\x01\x01\x01\x10") + 2, 1);
   auto older = psnap::decode_body(v2, 2);
   REQUIRE(older.ok());
@@ -262,6 +286,12 @@ TEST_CASE("psnap binary profile: the worked example of docs/psnap.md, byte for b
     REQUIRE(from_file.ok());
     CHECK(*from_file == (version == '\x01' ? *old : *older));
   }
+  // A code region id past 32 bits (id + 1 > 2^32 - 1) is refused, naming the field.
+  std::string wide = expected;
+  wide.replace(wide.find("\x01\x10\x00\x01\x00") + 2, 1, std::string("\x80\x80\x80\x80\x10", 5));  // 2^32
+  auto too_wide = psnap::decode_body(wide);
+  REQUIRE_FALSE(too_wide.ok());
+  CHECK(too_wide.error().message.find(".loops[0].code_region): 4294967295 is above 4294967294") != std::string::npos);
   // A return scope other than 0 (window) and 1 (loop) is refused, naming the field.
   std::string bad = expected;
   bad[bad.find("\x80\x08\x01\x01\x01\x10") + 2] = '\x02';
@@ -290,7 +320,7 @@ TEST_CASE("psnap binary profile: header errors name the byte") {
     };
     CHECK(error_of("HMTTPS").find("byte 6: the 20-byte header is cut short") != std::string::npos);
     CHECK(edited(0, 'X').find("byte 0: not a binary PSnAP profile") != std::string::npos);
-    CHECK(edited(8, 5).find("byte 8: version 5 (this reader knows 1 to 4)") != std::string::npos);
+    CHECK(edited(8, 6).find("byte 8: version 6 (this reader knows 1 to 5)") != std::string::npos);
     CHECK(edited(8, 0).find("byte 8: version 0") != std::string::npos);
     CHECK(edited(9, 7).find("byte 9: unknown compression 7 (0 stored, 1 deflate, 2 LZMA2)") != std::string::npos);
     if (!stored)
@@ -368,7 +398,7 @@ TEST_CASE("psnap binary profile: a column-arranged body's errors name the byte a
   };
   REQUIRE(rebuild(cols, 21) == body);
   auto error = [](const std::string& b) {
-    auto r = psnap::decode_body(b, 4, psnap::BodyLayout::Columns);
+    auto r = psnap::decode_body(b, 5, psnap::BodyLayout::Columns);
     return r.ok() ? std::string() : r.error().message;
   };
   CHECK(error(body).empty());
@@ -395,7 +425,7 @@ TEST_CASE("psnap binary profile: a column-arranged body's errors name the byte a
                                          "].flags): the column ends inside this field") != std::string::npos);
   // Read as interleaved, the column-arranged body is an error too (and the other way round).
   CHECK_FALSE(psnap::decode_body(body).ok());
-  CHECK_FALSE(psnap::decode_body(psnap::encode_body(p), 4, psnap::BodyLayout::Columns).ok());
+  CHECK_FALSE(psnap::decode_body(psnap::encode_body(p), 5, psnap::BodyLayout::Columns).ok());
 }
 
 TEST_CASE("psnap binary profile: body errors name the byte and the field") {
@@ -519,7 +549,13 @@ TEST_CASE("psnap binary profile: a version 3 sweep reads as strides each a run o
   CHECK(r.sweeps[0] == psnap::Sweep{1024, 24 * 255, 24, 24});
   r.sweeps[0].runs = r.sweeps[0].count;  // what version 3 can say
   r.sweeps[0].long_runs = 0;
-  const std::string v4 = psnap::encode_body(p);
+  const std::string v5 = psnap::encode_body(p);
+  // Version 5's loop header (instances 1, references 6,144, no code region, 1 region) lost its code region in 4.
+  const std::string loop5("\x01\x80\x30\x00\x01", 5);
+  REQUIRE(p.loops[0].references == 6144);
+  REQUIRE(v5.find(loop5) != std::string::npos);
+  std::string v4 = v5;
+  v4.erase(v4.find(loop5) + 3, 1);
   const std::string sweep4("\x01\xe8\x2f\x80\x10\x00\x00\x00", 8);  // 1 sweep: 6120 strides of +1024, 0 repeats, long runs, alternations
   const auto at = v4.find(sweep4);
   REQUIRE(at != std::string::npos);

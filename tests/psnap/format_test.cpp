@@ -2,9 +2,14 @@
 // profiles rejected with an error that names the field (never a crash).
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
+#include <unistd.h>
 
 #include "hmtt/psnap/psnap.h"
+#include "hmtt/store/store.h"
+#include "../icode_store.h"
 #include "streams.h"
 
 using namespace hmtt;
@@ -237,4 +242,97 @@ TEST_CASE("psnap JSON profile: a sweep written before runs were kept reads as st
   r.sweeps[0].runs = r.sweeps[0].count;
   r.sweeps[0].long_runs = 0;
   CHECK(*old == p);
+}
+
+TEST_CASE("psnap profile: loops from a store's I-Code events (loops=auto), a region map, or none") {
+  const auto dir = std::filesystem::temp_directory_path() / ("hmtt_psnap_loops_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string store_path = (dir / "t.hmtt").string(), bare = (dir / "bare.hmtt").string();
+  const std::string map = (dir / "t.map").string();
+  std::vector<Reference> trace;
+  for (std::uint64_t i = 0; i < 3000; ++i)
+    trace.push_back({i, (i < 2000 ? 0x100000 + 8 * (i % 500) : 0x900000 + 4096 * (i % 7)), 4, Kind::Read, Origin::Unknown, 0});
+  hmtt_test::write_icode_store(store_path, trace);  // HMTT_EVENT(2) at t = 0 and 2500, HMTT_EVENT(7) at 1000
+  hmtt_test::write_icode_store(bare, trace, false);
+  std::ofstream(map) << "# two loops\nregion 5 outer 0 1200\nregion 6 inner 1200 1800\n";
+
+  auto run = [&](std::vector<std::string> knobs, const std::string& trace_path) {
+    auto p = analysis::make_psnap_profiler();
+    knobs.push_back("encoding=json");
+    auto params = analysis::ProfileParams::parse(knobs, p->params());
+    REQUIRE(params.ok());
+    VectorSource src(trace);
+    analysis::RunOptions ro;
+    ro.progress = false;
+    ro.trace_path = trace_path;
+    return p->profile(src, *params, ro);
+  };
+  auto loops_of = [](const analysis::ProfileOutput& out) {
+    auto j = analysis::parse_json_profile(out.data, "psnap");
+    REQUIRE(j.ok());
+    auto p = psnap::from_json(*j);
+    REQUIRE(p.ok());
+    return *p;
+  };
+  // auto: the store's events. Event 2's two entries are one loop of two instances.
+  auto out = run({}, store_path);
+  REQUIRE(out.ok());
+  CHECK(out->summary["code_region_loops"] == 2);
+  auto p = loops_of(*out);
+  REQUIRE(p.loops.size() == 2);
+  CHECK(p.loops[0].code_region == 2);
+  CHECK(p.loops[0].instances == 2);
+  CHECK(p.loops[0].references == 1000 + 500);
+  CHECK(p.loops[1].code_region == 7);
+  CHECK(p.loops[1].instances == 1);
+  CHECK(p.loops[1].references == 1500);
+  CHECK(p.order == std::vector<std::pair<std::uint32_t, std::uint64_t>>{{0, 1}, {1, 1}, {0, 1}});
+  // The same references with no events (a store without any, or loops=none): one window, one loop.
+  for (const auto& [knobs, path] : {std::pair{std::vector<std::string>{}, bare},
+                                    std::pair{std::vector<std::string>{"loops=none"}, store_path}}) {
+    auto plain = run(knobs, path);
+    REQUIRE(plain.ok());
+    CHECK(plain->summary["code_region_loops"] == 0);
+    const auto q = loops_of(*plain);
+    REQUIRE(q.loops.size() == 1);
+    CHECK(q.loops[0].code_region == analysis::kOtherRegionId);
+  }
+  // A region map: regions 5 and 6 are loops; the rest (1800 .. 2999) is segmented.
+  auto mapped = run({"loops=" + map}, store_path);
+  REQUIRE(mapped.ok());
+  const auto m = loops_of(*mapped);
+  REQUIRE(m.loops.size() == 3);
+  CHECK(m.loops[0].code_region == 5);
+  CHECK(m.loops[0].references == 1200);
+  CHECK(m.loops[1].code_region == 6);
+  CHECK(m.loops[1].references == 600);
+  CHECK(m.loops[2].code_region == analysis::kOtherRegionId);
+  CHECK(m.loops[2].references == 1200);
+  // Replay keeps each loop's instances at their own length: 1200, 600, then the rest.
+  auto syn = analysis::make_psnap_profiler()->synthesize(mapped->data, {});
+  REQUIRE(syn.ok());
+  auto all = collect(**syn);
+  REQUIRE(all.ok());
+  REQUIRE(all->size() == trace.size());
+  std::size_t sweep_first = 0, pages_after = 0;
+  for (std::size_t i = 0; i < all->size(); ++i) {
+    const bool pages = (*all)[i].address >= 0x900000;
+    sweep_first += i < 1800 && !pages;
+    pages_after += i >= 1800 && pages;
+  }
+  CHECK(sweep_first == 1800);  // regions 5 and 6 sweep only
+  CHECK(pages_after == 1000);  // the rest holds every page stride
+  // Errors name the knob: a store without program events given by name, a missing file, a bad map.
+  const std::string bad_map = (dir / "bad.map").string();
+  std::ofstream(bad_map) << "region 1 a 0 10\nregion 2 b 5 20\n";
+  for (const auto& [value, says] : {std::pair{bare, std::string("has no program I-Code events")},
+                                    std::pair{(dir / "nope").string(), std::string("cannot open")},
+                                    std::pair{bad_map, std::string("overlap")}}) {
+    auto e = run({"loops=" + value}, "");
+    REQUIRE_FALSE(e.ok());
+    INFO(e.error().message);
+    CHECK(e.error().message.find(says) != std::string::npos);
+    if (value != bad_map) CHECK(e.error().message.find("parameter 'loops'") != std::string::npos);
+  }
+  std::filesystem::remove_all(dir);
 }

@@ -70,6 +70,7 @@ covered "a sweep"               'any("sweeps" in r for r in regions)'
 covered "two sweeps"            'any(len(r.get("sweeps", [])) == 2 for r in regions)'
 covered "a sweep's long runs"   'any(w[3] > 0 for r in regions for w in r.get("sweeps", []))'
 covered "alternations"          'any(w[4] > 0 for r in regions for w in r.get("sweeps", []))'
+covered "a loop from I-Code events" 'any("code_region" in l for f in sys.argv[1:] for l in json.load(open(f))["loops"])'
 
 # ---- mutated profiles: the schema must reject each -----------------------------------------------
 # mutant NAME BASE OP POINTER VALUE LOADER (tests/schema_lib.sh); LOADER '-': hmtt synth does not
@@ -120,6 +121,10 @@ mutant sweep-runs-0    columns set $R/sweeps/0/2 0              '\.sweeps\[0\]\[
 mutant sweeps-3        columns set $R/sweeps '[[1, 1024, 1, 0, 0], [1, 2048, 1, 0, 0], [1, 4096, 1, 0, 0]]'  '\.sweeps: expected 1 \.\. 2 sweeps'
 mutant sweeps-empty    columns set $R/sweeps '[]'               '\.sweeps: expected 1 \.\. 2 sweeps'
 mutant sweep-and-sweeps columns add $R/sweep '[1, 1024]'        '\.sweep: given with sweeps'
+# loops from code regions (the board capture's I-Code events 0 .. 4 are its loops 4 .. 8); a
+# code region given twice is beyond JSON Schema, format_test.cpp checks the reader refuses it
+mutant code-region-top  store set /loops/4/code_region 4294967295 '\.loops\[4\]\.code_region: 4294967295 is above 4294967294'
+mutant code-region-str  store set /loops/4/code_region '"main"'   '\.loops\[4\]\.code_region: expected an unsigned integer'
 
 if [ "$fails" -ne 0 ]; then
   echo "$fails check(s) failed"

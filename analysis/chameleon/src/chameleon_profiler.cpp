@@ -239,7 +239,7 @@ class ChameleonProfiler final : public Profiler {
     auto regions_path = params.text("regions");
     if (!regions_path) return regions_path.error();
     if (!regions_path->empty()) {
-      auto regions = chameleon::load_regions(*regions_path);
+      auto regions = analysis::load_regions(*regions_path);
       if (!regions) return regions.error();
       opt.regions = std::move(*regions);
     }

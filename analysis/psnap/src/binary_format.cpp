@@ -19,10 +19,10 @@ namespace hmtt::psnap {
 namespace {
 
 constexpr std::size_t kHeaderBytes = 20;
-// 2 added lattice_stride, 3 the return scope, 4 the sweep's runs; 1 .. 3 are still read
-// (lattice_stride 0 in 1, returns counted within a window in 1 and 2, each sweep stride a run
-// of its own in 1 .. 3).
-constexpr std::uint8_t kVersion = 4;
+// 2 added lattice_stride, 3 the return scope, 4 the sweep's runs, 5 the loops' code regions;
+// 1 .. 4 are still read (lattice_stride 0 in 1, returns counted within a window in 1 and 2,
+// each sweep stride a run of its own in 1 .. 3, no loop from a code region in 1 .. 4).
+constexpr std::uint8_t kVersion = 5;
 constexpr std::uint8_t kStored = 0;
 constexpr std::uint8_t kDeflate = 1;
 constexpr std::uint8_t kLzma = 2;
@@ -531,6 +531,19 @@ Result<StreamProfile> decode_body(std::string_view body, int version, BodyLayout
     HMTT_READ(lrefs, in.u(lp + ".references"));
     if (lrefs == 0) return in.fail(lp + ".references", "must be at least 1");
     l.references = lrefs;
+    if (version >= 5) {  // 0: the segmentation's loop, else the code region's id + 1
+      HMTT_READ(region, in.u(lp + ".code_region"));
+      if (region > analysis::kOtherRegionId)
+        return in.fail(lp + ".code_region", std::to_string(region - 1) + " is above " +
+                                                std::to_string(analysis::kOtherRegionId - 1) + " (region ids are 32-bit)");
+      if (region > 0) {
+        l.code_region = static_cast<std::uint32_t>(region - 1);
+        for (std::size_t o = 0; o < p.loops.size(); ++o)
+          if (p.loops[o].code_region == l.code_region)
+            return in.fail(lp + ".code_region",
+                           std::to_string(l.code_region) + " is also loops[" + std::to_string(o) + "]'s");
+      }
+    }
     HMTT_READ(nregions, in.u(lp + ".regions"));
     if (nregions == 0) return in.fail(lp + ".regions", "a loop needs at least one region");
     std::uint64_t base = 0;
@@ -603,6 +616,7 @@ std::string encode_body(const StreamProfile& p, BodyLayout layout) {
     w.at(Col::Meta);
     w.u(l.instances);
     w.u(l.references);
+    w.u(l.code_region == analysis::kOtherRegionId ? 0 : std::uint64_t{l.code_region} + 1);
     w.u(l.regions.size());
     std::uint64_t base = 0;
     for (const auto& r : l.regions) {

@@ -31,6 +31,7 @@ Json to_json(const StreamProfile& p) {
   Json loops = Json::array();
   for (const auto& l : p.loops) {
     Json lj;
+    if (l.code_region != analysis::kOtherRegionId) lj["code_region"] = l.code_region;
     lj["instances"] = l.instances;
     lj["references"] = l.references;
     Json regions = Json::array();
@@ -337,6 +338,18 @@ Result<StreamProfile> from_json(const Json& j) {
     const std::string lp = ".loops[" + std::to_string(li) + "]";
     if (!lj.is_object()) return field_error(lp, "expected an object");
     LoopProfile l;
+    if (lj.contains("code_region")) {
+      auto id = u64_field(lj, "code_region", lp);
+      if (!id) return id.error();
+      if (*id >= analysis::kOtherRegionId)
+        return field_error(lp + ".code_region", std::to_string(*id) + " is above " +
+                                                     std::to_string(analysis::kOtherRegionId - 1) +
+                                                     " (region ids are 32-bit; the top one means none)");
+      for (std::size_t o = 0; o < p.loops.size(); ++o)
+        if (p.loops[o].code_region == *id)
+          return field_error(lp + ".code_region", std::to_string(*id) + " is also loops[" + std::to_string(o) + "]'s");
+      l.code_region = static_cast<std::uint32_t>(*id);
+    }
     auto inst = u64_field(lj, "instances", lp);
     if (!inst) return inst.error();
     auto lrefs = u64_field(lj, "references", lp);

@@ -67,6 +67,10 @@ class PsnapProfiler final : public Profiler {
             {"returns", "loop",
              "where a region's returns to a line are counted: loop (across the loop's windows; replay returns to a "
              "line last touched that long ago) or window (within a window, the model of profiles before version 3)"},
+            {"loops", "auto",
+             "program structure: auto (a store's I-Code events, HMTT_EVENT(k) entering loop k, when it has any), "
+             "none (the fallback segmentation alone), or a file: a store whose I-Code events to take, or a region "
+             "map ('region ID NAME T0 T1' lines); references outside every region are segmented"},
             {"encoding", "binary",
              "the profile file: binary (varints in columns, LZMA2; docs/psnap.md), binary-deflate (interleaved varints, "
              "deflate: the format written before LZMA2), binary-stored (interleaved, not compressed) or json"}};
@@ -112,7 +116,25 @@ class PsnapProfiler final : public Profiler {
     k.merge_below = *merge;
     k.lattice_stride = *lattice;
 
-    psnap::StreamProfiler profiler(k);
+    auto loops = params.text("loops");
+    if (!loops) return loops.error();
+    std::vector<analysis::CodeRegion> code_regions;
+    std::string loops_from = "segmentation";
+    if (*loops == "auto") {
+      if (!run.trace_path.empty() && analysis::is_store_file(run.trace_path)) {
+        auto r = analysis::icode_regions(run.trace_path);
+        if (!r) return make_error("parameter 'loops': " + r.error().message);
+        code_regions = std::move(*r);
+        if (!code_regions.empty()) loops_from = "I-Code events of " + run.trace_path;
+      }
+    } else if (*loops != "none") {
+      auto r = analysis::load_regions(*loops, "loops");
+      if (!r) return r.error();
+      code_regions = std::move(*r);
+      loops_from = *loops;
+    }
+    const std::size_t intervals = code_regions.size();
+    psnap::StreamProfiler profiler(k, std::move(code_regions));
     std::vector<Reference> buf(run.batch ? run.batch : 4096);
     std::uint64_t refs = 0;
     while (run.limit == 0 || refs < run.limit) {
@@ -141,7 +163,15 @@ class PsnapProfiler final : public Profiler {
     out.summary["references"] = p.references;
     out.summary["loops"] = p.loops.size();
     out.summary["regions"] = p.region_count();
-    out.summary["windows"] = (p.references + k.window - 1) / k.window;
+    std::size_t code_loops = 0, instances = 0;
+    for (const auto& l : p.loops) {
+      code_loops += l.code_region != analysis::kOtherRegionId;
+      instances += l.instances;
+    }
+    out.summary["loops_from"] = loops_from;
+    out.summary["code_region_intervals"] = intervals;
+    out.summary["code_region_loops"] = code_loops;
+    out.summary["windows"] = instances;
     out.summary["profile_bytes"] = out.data.size();
     out.summary["complexity"] = p.complexity();
     return out;

@@ -309,7 +309,8 @@ struct LoopReplay {
 class ReplaySource final : public ReferenceSource {
  public:
   ReplaySource(StreamProfile profile, std::uint64_t length, std::uint64_t seed)
-      : profile_(std::move(profile)), length_(length ? length : profile_.references), rng_(seed) {
+      : profile_(std::move(profile)), length_(length ? length : profile_.references), rng_(seed),
+        by_mean_(profile_.code_delimited()) {
     for (const auto& l : profile_.loops) {
       LoopReplay r;
       r.loop = &l;
@@ -349,14 +350,20 @@ class ReplaySource final : public ReferenceSource {
     }
     current_ = profile_.order[order_pos_].first;
     ++used_in_entry_;
-    const std::uint64_t len = std::min(profile_.knobs.window, profile_.references - emitted_in_pass_);
-    emitted_in_pass_ += len;
-    left_in_instance_ = len;
     // Each region's share of this instance, from its count over the loop.
     // A region shares only the instances of its lifetime (the recorded
     // instances cycle when the synthetic stream is longer).
     const auto& L = *loops_[current_].loop;
     const std::uint64_t k = L.instances ? loops_[current_].started++ % L.instances : 0;
+    // Windows are `window` long (the last one shorter); code regions' entries
+    // are as long as they were, so an instance is the loop's mean, its
+    // remainder spread one each over the first instances.
+    std::uint64_t planned = profile_.knobs.window;
+    if (by_mean_ && L.instances)
+      planned = std::max<std::uint64_t>(1, L.references / L.instances + (k < L.references % L.instances ? 1 : 0));
+    const std::uint64_t len = std::min(planned, profile_.references - emitted_in_pass_);
+    emitted_in_pass_ += len;
+    left_in_instance_ = len;
     remaining_.assign(L.regions.size(), 0.0);
     off_pattern_ = 0;
     for (std::size_t r = 0; r < L.regions.size(); ++r) {
@@ -443,6 +450,7 @@ class ReplaySource final : public ReferenceSource {
   StreamProfile profile_;
   std::uint64_t length_;
   std::mt19937_64 rng_;
+  bool by_mean_;  // instances at their loop's mean length (code regions), not `window`
   std::vector<LoopReplay> loops_;
   std::uint64_t done_ = 0;
   std::size_t order_pos_ = 0;

@@ -41,6 +41,11 @@ std::uint64_t StreamProfile::region_count() const {
   return n;
 }
 
+bool StreamProfile::code_delimited() const {
+  return std::any_of(loops.begin(), loops.end(),
+                     [](const LoopProfile& l) { return l.code_region != analysis::kOtherRegionId; });
+}
+
 std::uint64_t RegionProfile::swept() const {
   std::uint64_t n = 0;
   for (const auto& w : sweeps) n += w.count;
@@ -364,6 +369,7 @@ class RegionFinder {
 };
 
 struct LoopAccumulator {
+  std::uint32_t code_region = analysis::kOtherRegionId;
   std::uint64_t instances = 0;
   std::uint64_t references = 0;
   std::vector<std::uint64_t> pages;  // signature of the first window (sorted keys, see State::signature)
@@ -404,9 +410,16 @@ double jaccard(const std::vector<std::uint64_t>& a, const std::vector<std::uint6
 }  // namespace
 
 struct StreamProfiler::State {
-  explicit State(const PsnapKnobs& k) : knobs(k), finder(k.region_distance, k.lattice_stride) {}
+  State(const PsnapKnobs& k, std::vector<analysis::CodeRegion> c)
+      : knobs(k), code_regions(std::move(c)), window_region(code_regions.size()),
+        finder(k.region_distance, k.lattice_stride) {}
   PsnapKnobs knobs;
   std::uint64_t references = 0;
+  // Code regions: the interval of the open window (code_regions.size(): none), and each id's loop.
+  std::vector<analysis::CodeRegion> code_regions;
+  analysis::RegionCursor cursor;
+  std::size_t window_region;
+  std::unordered_map<std::uint32_t, std::uint32_t> loop_of_region;
   // The open window.
   RegionFinder finder;
   std::uint64_t in_window = 0;
@@ -469,9 +482,18 @@ void StreamProfiler::State::close_window() {
   else
     for (const auto pg : pages) sig.push_back(pg << 1);
   std::sort(sig.begin(), sig.end());
+  // A window in a code region is an instance of that region's loop; the
+  // others join the segmentation's loops only.
+  const std::uint32_t code_region =
+      window_region < code_regions.size() ? code_regions[window_region].id : analysis::kOtherRegionId;
   std::uint32_t loop = UINT32_MAX;
+  if (code_region != analysis::kOtherRegionId) {
+    if (const auto it = loop_of_region.find(code_region); it != loop_of_region.end()) loop = it->second;
+    else loop_of_region.emplace(code_region, static_cast<std::uint32_t>(loops.size()));
+  }
   double best = -1;
-  for (std::uint32_t l = 0; l < loops.size(); ++l) {
+  for (std::uint32_t l = 0; code_region == analysis::kOtherRegionId && l < loops.size(); ++l) {
+    if (loops[l].code_region != analysis::kOtherRegionId) continue;
     const double j = jaccard(sig, loops[l].pages);
     if (j >= knobs.loop_similarity && j > best) {
       best = j;
@@ -494,7 +516,8 @@ void StreamProfiler::State::close_window() {
     loop = static_cast<std::uint32_t>(loops.size());
     loops.emplace_back();
     auto& L = loops.back();
-    L.pages = std::move(sig);
+    L.code_region = code_region;
+    if (code_region == analysis::kOtherRegionId) L.pages = std::move(sig);
     for (std::uint32_t i = 0; i < regions.size(); ++i) {
       to_loop[i] = L.add(fresh(regions[i]));
       if (regions[i].merged > 0) L.scatter[regions[i].code ? 1 : 0] = to_loop[i];
@@ -593,11 +616,20 @@ void StreamProfiler::State::close_window() {
   code_lines.clear();
 }
 
-StreamProfiler::StreamProfiler(const PsnapKnobs& knobs) : s_(std::make_unique<State>(knobs)) {}
+StreamProfiler::StreamProfiler(const PsnapKnobs& knobs, std::vector<analysis::CodeRegion> code_regions)
+    : s_(std::make_unique<State>(knobs, std::move(code_regions))) {}
 StreamProfiler::~StreamProfiler() = default;
 
 void StreamProfiler::access(const Reference& ref) {
   auto& s = *s_;
+  if (!s.code_regions.empty()) {
+    // Entering or leaving a code region ends the window: an instance of a loop never spans two.
+    const std::size_t region = s.cursor.at(s.code_regions, ref.time);
+    if (region != s.window_region) {
+      s.close_window();
+      s.window_region = region;
+    }
+  }
   const std::uint32_t r = s.finder.access(ref);
   s.log.emplace_back(ref, r);
   const bool same = s.last_region != UINT32_MAX && s.finder.root(s.last_region) == r;
@@ -622,6 +654,7 @@ StreamProfile StreamProfiler::finish() {
   out.order = s.order;
   for (auto& L : s.loops) {
     LoopProfile lp;
+    lp.code_region = L.code_region;
     lp.instances = L.instances;
     lp.references = L.references;
     std::vector<std::uint32_t> index(L.regions.size(), UINT32_MAX);

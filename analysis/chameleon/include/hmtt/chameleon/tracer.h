@@ -30,40 +30,15 @@
 #include <string>
 #include <vector>
 
+#include "hmtt/analysis/code_regions.h"
 #include "hmtt/analysis/reuse_distance.h"
 #include "hmtt/chameleon/signature.h"
 
 namespace hmtt::chameleon {
 
-// The id of the region "other" (references outside every region) in a profile;
-// no region of a map or of I-Code events may have it.
-inline constexpr std::uint32_t kOtherRegionId = UINT32_MAX;
-
-// A region of the trace: references with t0 <= time < t1.
-struct CodeRegion {
-  std::uint32_t id = 0;
-  std::string name;
-  std::uint64_t t0 = 0, t1 = 0;
-};
-
-// Region map text, one region per line ('#' comments, numbers decimal or 0x-hex):
-//   region ID NAME T0 T1
-// (the region lines of METRIC's reference-point map, so one file serves both).
-// IDs are 0 .. 4294967294 (kOtherRegionId, 4294967295, is "other" and an error here).
-// Regions must not overlap; errors name `name:line`. Lines with the same ID are
-// one region (a code region entered many times), with one signature.
-Result<std::vector<CodeRegion>> parse_regions(const std::string& text, const std::string& name);
-
-// Regions from the I-Code events of a trace: a program event k (HMTT_EVENT(k),
-// recorded as config-space index 64 + k, k < 4096) starts region k, which
-// lasts until the next program event (the last one to the end of the trace).
-// Region ids are therefore 0 .. 4095, never kOtherRegionId: an event with index
-// 64 + 4294967295 (or any index >= 64 + 4096) is not a program event and is ignored.
-// `events` are (time, config-space index) pairs in any order; others are ignored.
-std::vector<CodeRegion> regions_from_icode_events(std::vector<std::pair<std::uint64_t, std::uint64_t>> events);
-
-// The `regions` knob: an hmtt store (its I-Code events) or a region map file.
-Result<std::vector<CodeRegion>> load_regions(const std::string& path);
+// Code regions (hmtt/analysis/code_regions.h): one signature per region id.
+using analysis::CodeRegion;
+using analysis::kOtherRegionId;
 
 // Per-block access-history trees: a visited bit and a direction bit per node,
 // and a visited bit per leaf (heap order: leaves are 2^levels .. 2^(levels+1)-1).
@@ -130,7 +105,6 @@ class SignatureTracer {
 
  private:
   void restart_history();
-  std::size_t region_of(std::uint64_t time);  // interval index, or regions.size()
   std::size_t slot_of(std::uint64_t time);    // per_region_ index
 
   TracerOptions options_;
@@ -144,7 +118,7 @@ class SignatureTracer {
   std::vector<MemorySignature> per_region_;
   std::vector<CodeRegion> ids_;               // one per distinct region id
   std::vector<std::size_t> slot_of_interval_;  // options_.regions[i] -> per_region_ index
-  std::size_t region_hint_ = 0;
+  analysis::RegionCursor cursor_;  // options_.regions: the interval of a reference
   std::uint64_t seen_ = 0;
   std::array<std::uint64_t, kLayoutStreams> new_blocks_{};  // layout: the last new blocks, most recent first
   std::size_t have_new_blocks_ = 0;   // how many of them are set (0 after a sampling restart)

@@ -54,6 +54,10 @@ struct RunOptions {
   std::size_t batch = 4096;     // references per read() and per process()
   bool progress = true;         // progress line on a terminal (stderr)
   std::uint64_t limit = 0;      // stop after this many references; 0 = all
+  // The file the references come from, when they come from one (an hmtt
+  // store, a trace file): a profiler may read its side tables, e.g. PSnAP a
+  // store's I-Code events for its loops. Empty: unknown.
+  std::string trace_path = {};
 };
 
 // Feeds one ReferenceSource through several tools in one pass: init() all,

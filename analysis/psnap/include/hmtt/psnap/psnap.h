@@ -10,10 +10,14 @@
 //                   stride histogram, stride-order graph, working set, count.
 //
 // Program structure: PSnAP attributes each reference to a loop by static
-// binary analysis. A plain reference stream carries no such structure, so the
-// fallback segmentation cuts the trace into windows of `window` references and
-// gives two windows the same loop when the 4 KB pages they touch overlap by at
-// least `loop_similarity` (Jaccard index). A loop's regions then aggregate
+// binary analysis. In HMTT the program says so itself: code regions (a
+// store's I-Code events, HMTT_EVENT(k) starting region k, or a region map)
+// are loops, one loop per region id, and each entry to a region is one of its
+// loop's instances (cut into windows of at most `window` references, each an
+// instance). References outside every region, and every reference of a trace
+// without regions, go through the fallback segmentation: it cuts the trace into windows of `window` references and
+// gives two windows the same loop when the 64-byte code lines (or 4 KB pages)
+// they touch overlap by at least `loop_similarity` (Jaccard index). A loop's regions then aggregate
 // every window of that loop, so the profile grows with the number of distinct
 // phases (code complexity), not with the run time. A window's regions only
 // set the loop regions' ranges: each loop region's strides, graph, returns
@@ -34,6 +38,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hmtt/analysis/code_regions.h"
 #include "hmtt/analysis/profiler.h"
 #include "hmtt/reference.h"
 #include "hmtt/result.h"
@@ -156,6 +161,11 @@ struct RegionProfile {
 };
 
 struct LoopProfile {
+  // The code region whose entries were this loop's instances (an I-Code event
+  // id, or a region map's id), or kOtherRegionId for a loop of the fallback
+  // segmentation. A profile with any such loop replays every loop's instances
+  // at their mean length (references / instances), else at `window`.
+  std::uint32_t code_region = analysis::kOtherRegionId;
   std::uint64_t instances = 0;   // windows attributed to this loop
   std::uint64_t references = 0;  // over all instances
   // Pattern buffer: the loop's first `pattern_buffer` runs of accesses to one
@@ -172,6 +182,8 @@ struct StreamProfile {
   std::vector<std::pair<std::uint32_t, std::uint64_t>> order;  // (loop, consecutive windows)
 
   std::uint64_t region_count() const;
+  // True when code regions delimited the loops' instances (some loop has a code_region).
+  bool code_delimited() const;
   // PSnAP equation (1): (1000 LoopCount + (80 + 3610) RegionCount) / (1000 + 80 + 3610).
   double complexity() const;
   bool operator==(const StreamProfile&) const = default;
@@ -180,7 +192,9 @@ struct StreamProfile {
 // Builds a StreamProfile in one pass over a reference stream.
 class StreamProfiler {
  public:
-  explicit StreamProfiler(const PsnapKnobs& knobs);
+  // `code_regions` (sorted by t0, disjoint: analysis::parse_regions or
+  // regions_from_icode_events) are loops; the rest is segmented.
+  explicit StreamProfiler(const PsnapKnobs& knobs, std::vector<analysis::CodeRegion> code_regions = {});
   ~StreamProfiler();
   StreamProfiler(const StreamProfiler&) = delete;
   StreamProfiler& operator=(const StreamProfiler&) = delete;
@@ -215,12 +229,13 @@ std::string to_binary(const StreamProfile& p, BinaryCompression compression = Bi
 Result<StreamProfile> from_binary(std::string_view data);
 bool is_binary_profile(std::string_view data);
 // The body alone (no header, no compression, no CRC): for tests and fuzzing.
-// encode_body writes the current version's (4); decode_body reads `version`'s
+// encode_body writes the current version's (5); decode_body reads `version`'s
 // (1 has no lattice_stride, which then reads as 0; 1 and 2 have no return
 // scope, which then reads as ReturnScope::Window; 1 .. 3 hold one sweep at most, its
-// strides each a run of its own).
+// strides each a run of its own; 1 .. 4 have no loop code regions, which then read as
+// kOtherRegionId).
 std::string encode_body(const StreamProfile& p, BodyLayout layout = BodyLayout::Interleaved);
-Result<StreamProfile> decode_body(std::string_view body, int version = 4, BodyLayout layout = BodyLayout::Interleaved);
+Result<StreamProfile> decode_body(std::string_view body, int version = 5, BodyLayout layout = BodyLayout::Interleaved);
 
 // The synthetic stream of a profile: `length` references (0 = the profile's count).
 std::unique_ptr<ReferenceSource> make_replay(StreamProfile profile, std::uint64_t length, std::uint64_t seed);
