@@ -255,10 +255,18 @@ class RegionWalk {
     const bool dense = p_.working_set == 0 || p_.working_set >= lines_in_range || span_ == 0;
     const std::uint64_t slots = dense ? lines_in_range : p_.working_set;
     const std::uint64_t spacing = dense ? 64 : span_ / p_.working_set;
-    const std::uint64_t slot =
-        far_jumps_ < std::min(slots, fresh_far_) ? shuffled(far_jumps_++, slots, rng) : rng() % slots;
     if (dense && span_ == 0) return p_.base;
-    const std::uint64_t line = (p_.base + slot * spacing) & ~std::uint64_t{63};
+    auto line_of = [&](std::uint64_t slot) { return (p_.base + slot * spacing) & ~std::uint64_t{63}; };
+    std::uint64_t line = 0;
+    if (far_jumps_ < std::min(slots, fresh_far_)) {
+      // A fresh slot, skipping (a few) whose line the walk has reached by other strides since.
+      for (int skip = 0; skip < kFreshSkips && far_jumps_ < slots; ++skip) {
+        line = line_of(shuffled(far_jumps_++, slots, rng));
+        if (!by_last_touch_ || !last_touch_.contains(std::clamp(line + offset_in_line, p_.base, p_.last) >> 6)) break;
+      }
+    } else {
+      line = line_of(rng() % slots);
+    }
     return std::clamp(line + offset_in_line, p_.base, p_.last);
   }
 
@@ -323,7 +331,8 @@ class RegionWalk {
   // line -> ordinal of its last access (regions with moves, and every region by_last_touch_)
   std::unordered_map<std::uint64_t, std::uint64_t> last_touch_;
   std::uint64_t ordinal_ = 0;          // accesses generated so far
-  std::uint64_t far_jumps_ = 0;        // far jumps so far (the first ones take fresh slots)
+  static constexpr int kFreshSkips = 16;  // fresh slots tried per far jump
+  std::uint64_t far_jumps_ = 0;        // fresh slots taken so far
   std::uint64_t fresh_far_ = 0;        // how many far jumps take fresh slots (the constructor)
   std::array<std::uint64_t, 3> keys_{};  // the slot order's keys (0: not drawn yet)
   std::uint64_t moves_ = 0, returns_ = 0;  // this walk's line-changing strides, and returns among them
