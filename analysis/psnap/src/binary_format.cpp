@@ -8,6 +8,7 @@
 #include <bit>
 #include <cstring>
 #include <string>
+#include <unordered_map>
 
 #include <lzma.h>
 #include <zlib.h>
@@ -522,6 +523,7 @@ Result<StreamProfile> decode_body(std::string_view body, int version, BodyLayout
     p.knobs.returns = static_cast<ReturnScope>(returns);
   }
   HMTT_READ(nloops, in.u(".loops"));
+  std::unordered_map<std::uint32_t, std::uint64_t> loop_of_region;  // code region -> its loop
   for (std::uint64_t li = 0; li < nloops; ++li) {
     const std::string lp = ".loops[" + std::to_string(li) + "]";
     LoopProfile l;
@@ -538,10 +540,10 @@ Result<StreamProfile> decode_body(std::string_view body, int version, BodyLayout
                                                 std::to_string(analysis::kOtherRegionId - 1) + " (region ids are 32-bit)");
       if (region > 0) {
         l.code_region = static_cast<std::uint32_t>(region - 1);
-        for (std::size_t o = 0; o < p.loops.size(); ++o)
-          if (p.loops[o].code_region == l.code_region)
-            return in.fail(lp + ".code_region",
-                           std::to_string(l.code_region) + " is also loops[" + std::to_string(o) + "]'s");
+        // A map, not a scan of the loops before: a corrupt body may hold hundreds of thousands.
+        if (const auto [at, fresh] = loop_of_region.try_emplace(l.code_region, li); !fresh)
+          return in.fail(lp + ".code_region",
+                         std::to_string(l.code_region) + " is also loops[" + std::to_string(at->second) + "]'s");
       }
     }
     HMTT_READ(nregions, in.u(lp + ".regions"));

@@ -2,6 +2,7 @@
 // and its validating reader: every error names the field.
 #include <algorithm>
 #include <string>
+#include <unordered_map>
 
 #include "hmtt/psnap/psnap.h"
 
@@ -333,6 +334,7 @@ Result<StreamProfile> from_json(const Json& j) {
   }
   auto loops = array_field(j, "loops", "");
   if (!loops) return loops.error();
+  std::unordered_map<std::uint32_t, std::size_t> loop_of_region;  // code region -> its loop
   for (std::size_t li = 0; li < (*loops)->size(); ++li) {
     const auto& lj = (**loops)[li];
     const std::string lp = ".loops[" + std::to_string(li) + "]";
@@ -345,10 +347,10 @@ Result<StreamProfile> from_json(const Json& j) {
         return field_error(lp + ".code_region", std::to_string(*id) + " is above " +
                                                      std::to_string(analysis::kOtherRegionId - 1) +
                                                      " (region ids are 32-bit; the top one means none)");
-      for (std::size_t o = 0; o < p.loops.size(); ++o)
-        if (p.loops[o].code_region == *id)
-          return field_error(lp + ".code_region", std::to_string(*id) + " is also loops[" + std::to_string(o) + "]'s");
       l.code_region = static_cast<std::uint32_t>(*id);
+      if (const auto [at, fresh] = loop_of_region.try_emplace(l.code_region, li); !fresh)
+        return field_error(lp + ".code_region",
+                           std::to_string(*id) + " is also loops[" + std::to_string(at->second) + "]'s");
     }
     auto inst = u64_field(lj, "instances", lp);
     if (!inst) return inst.error();
