@@ -84,7 +84,7 @@ TEST_CASE("psnap profile: header, recognised, summary with the complexity measur
 TEST_CASE("psnap profile: bad knobs are errors naming the knob") {
   auto p = analysis::make_psnap_profiler();
   for (const char* bad : {"window=0", "window=4194305", "pattern_buffer=0", "loop_similarity=2", "window=x", "region_distance=-1",
-                          "returns=sometimes"}) {
+                          "returns=sometimes", "loops=", "loops=/nonexistent/map"}) {
     auto params = analysis::ProfileParams::parse({bad}, p->params());
     REQUIRE(params.ok());
     VectorSource src(psnap_test::two_sweeps(1));

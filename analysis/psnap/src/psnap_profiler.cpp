@@ -127,6 +127,8 @@ class PsnapProfiler final : public Profiler {
         code_regions = std::move(*r);
         if (!code_regions.empty()) loops_from = "I-Code events of " + run.trace_path;
       }
+    } else if (loops->empty()) {
+      return make_error("parameter 'loops': empty (give auto, none, or a store or region map file)");
     } else if (*loops != "none") {
       auto r = analysis::load_regions(*loops, "loops");
       if (!r) return r.error();
