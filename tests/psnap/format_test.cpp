@@ -325,8 +325,12 @@ TEST_CASE("psnap profile: loops from a store's I-Code events (loops=auto), a reg
   // Errors name the knob: a store without program events given by name, a missing file, a bad map.
   const std::string bad_map = (dir / "bad.map").string();
   std::ofstream(bad_map) << "region 1 a 0 10\nregion 2 b 5 20\n";
+  const std::string empty_map = (dir / "empty.map").string();
+  std::ofstream(empty_map) << "# nothing but a comment\n";
   for (const auto& [value, says] : {std::pair{bare, std::string("has no program I-Code events")},
                                     std::pair{(dir / "nope").string(), std::string("cannot open")},
+                                    std::pair{dir.string(), std::string("is a directory")},
+                                    std::pair{empty_map, std::string("no 'region ID NAME T0 T1' lines")},
                                     std::pair{bad_map, std::string("overlap")}}) {
     auto e = run({"loops=" + value}, "");
     REQUIRE_FALSE(e.ok());

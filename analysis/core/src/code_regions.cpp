@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -112,11 +113,16 @@ Result<std::vector<CodeRegion>> load_regions(const std::string& path, const std:
     if (regions->empty()) return make_error(where + path + ": the store has no program I-Code events");
     return regions;
   }
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return make_error(where + path + ": is a directory");
   std::ifstream f(path, std::ios::binary);
   if (!f) return make_error(where + path + ": cannot open");
   std::ostringstream text;
   text << f.rdbuf();
-  return parse_regions(text.str(), path);
+  auto regions = parse_regions(text.str(), path);
+  if (regions && regions->empty())
+    return make_error(where + path + ": no 'region ID NAME T0 T1' lines (and not an hmtt store)");
+  return regions;
 }
 
 std::size_t RegionCursor::at(const std::vector<CodeRegion>& r, std::uint64_t time) {

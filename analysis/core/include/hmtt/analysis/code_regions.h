@@ -49,7 +49,8 @@ bool is_store_file(const std::string& path);
 Result<std::vector<CodeRegion>> icode_regions(const std::string& store_path);
 
 // A `regions` knob's value: an hmtt store (its I-Code events) or a region map
-// file. Errors start "parameter '<knob>': ".
+// file. Errors start "parameter '<knob>': " (a map's own errors name FILE:LINE);
+// a store without program events, a directory, or a map without regions is one.
 Result<std::vector<CodeRegion>> load_regions(const std::string& path, const std::string& knob = "regions");
 
 // Which region each reference of a time-ordered stream falls in: a hint
