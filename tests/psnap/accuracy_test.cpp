@@ -87,9 +87,10 @@ TEST_CASE("psnap replay: hit rates and locality surface beat the IRM baseline on
   const auto psn = replay_and_compare(t, {});
   // L1: PSnAP conclusion (Tables 2/3), 2.2 % on average. L2 and L3 miss the
   // paper's 1.9 % / 1.8 % on this workload (window boundaries cut its phases;
-  // docs/accuracy.md): these are regression bounds, not the paper's.
+  // docs/accuracy.md): these are regression bounds, not the paper's (2.7 % and
+  // 7.7 % when written, stop 28).
   CHECK(psn.per_level_error.at("L1").mean <= 0.022);
-  CHECK(psn.per_level_error.at("L2").mean <= 0.06);
+  CHECK(psn.per_level_error.at("L2").mean <= 0.035);
   CHECK(psn.per_level_error.at("L3").mean <= 0.10);
 
   auto irm = analysis::make_irm_profiler();
@@ -154,12 +155,17 @@ TEST_CASE("psnap loops from code regions: the mixed workload's phases, marked, a
           << windows.per_level_error.at("L1").mean << " / " << windows.per_level_error.at("L2").mean << " / "
           << windows.per_level_error.at("L3").mean << "; locality distance " << marked.locality_distance << " vs "
           << windows.locality_distance);
-  // Runs replayed whole: a locality surface less than half as far from the original's, and L3
-  // (one level, Budapest) closer. L2 is further (6.1 against 4.2 %, docs/accuracy.md): the
-  // windows' mix of both phases offsets the replay's too friendly pointer chase.
+  // Runs replayed whole: a locality surface less than half as far from the original's, and L2 and
+  // L3 closer. Since the merged region's scattered loads come back as first touches (stop 28,
+  // docs/accuracy.md), L3 (one level, Budapest) is within the paper's 1.8 % (PSnAP conclusion,
+  // Tables 2/3); L2 is 2.0 % against its 1.9 % (seeds 2-4: 1.5-2.4 %), so its bound is a regression
+  // bound.
   CHECK(marked.locality_distance < 0.5 * windows.locality_distance);
+  CHECK(marked.per_level_error.at("L2").mean < windows.per_level_error.at("L2").mean);
   CHECK(marked.per_level_error.at("L3").mean < windows.per_level_error.at("L3").mean);
-  CHECK(marked.per_level_error.at("L1").mean <= 0.025);  // a regression bound (0.021 when written)
+  CHECK(marked.per_level_error.at("L1").mean <= 0.022);
+  CHECK(marked.per_level_error.at("L2").mean <= 0.025);
+  CHECK(marked.per_level_error.at("L3").mean <= 0.018);
 }
 
 namespace {
@@ -200,7 +206,7 @@ TEST_CASE("psnap on a real program: gzip's recorded Valgrind lackey trace (tests
   const std::string trace = std::string(HMTT_SOURCE_DIR) + "/tests/data/gzip-gpl3.lackey.hmtt";
   // The issue's goal, 1 % per level and over the whole hierarchies, tighter than the PSnAP
   // conclusion / Tables 2-3 (2.2 % L1, 1.9 % L2, 1.8 % L3 on average): met on this trace since
-  // stop 27 (L1 0.19 %, L2 0.37 %, L3 0.00 %, hierarchies 0.26 %, the same every run;
+  // stop 27 (stop 28: L1 0.19 %, L2 0.31 %, L3 0.00 %, hierarchies 0.23 %, the same every run;
   // docs/psnap.md "A real run"), so kept.
   check_real_program("gzip (recorded)", trace, {.l1 = 0.01, .l2 = 0.01, .l3 = 0.01, .hierarchy = 0.01});
 }
