@@ -1,6 +1,7 @@
 #include "hmtt/hhnhmm/generator.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 namespace hmtt::hhnhmm {
@@ -146,6 +147,12 @@ class HhnhmmSource final : public ReferenceSource {
       r.kind = knobs_.kind;
       if (knobs_.kind != Kind::IFetch && knobs_.write_fraction > 0)
         r.kind = coin(coin_rng_) < knobs_.write_fraction ? Kind::Write : Kind::Read;
+      // Frames are arithmetic on addresses (slopes, codeword draws, folds into the range), so an
+      // address can fall anywhere in a line. A load or store of 2^k bytes sits on a 2^k boundary:
+      // a board capture's 64-byte references stay whole lines (815 of 217,681 spanned two before).
+      // Instructions lie where the code puts them.
+      if (r.kind != Kind::IFetch && std::has_single_bit(r.size) && r.size <= 64)
+        r.address &= ~static_cast<std::uint64_t>(r.size - 1);
       out[n++] = r;
       ++done_;
     }
