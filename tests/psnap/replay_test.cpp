@@ -195,46 +195,58 @@ TEST_CASE("psnap replay: bzip2's bucket table comes back with its column runs an
   CHECK(error_now < error_before - 0.06);  // 0.04 against 0.15
 }
 
-TEST_CASE("psnap replay: far jumps take a region's working-set lines fresh before any comes back") {
-  // One region of 4096 lines visited in a random order, each line once: 4095 random strides, none a
-  // return, so every far jump is a line's first touch. Hand-built, as the profiler would write it.
+namespace {
+// One region visited in a random order, each of its `lines` 64-byte lines once: `lines` - 1 random
+// strides, none a return, so every far jump is a line's first touch. Hand-built, as the profiler
+// would write it, over `bytes` from `base`.
+StreamProfile scattered_lines(std::uint64_t base, std::uint64_t bytes, std::uint64_t lines) {
   StreamProfile p;
-  p.references = 4096;
+  p.references = lines;
   LoopProfile l;
   l.instances = 1;
-  l.references = 4096;
+  l.references = lines;
   RegionProfile r;
-  r.base = 0x4000000;
-  r.last = r.base + 4096 * 64 - 1;
-  r.first = r.base;
-  r.count = 4096;
+  r.base = base;
+  r.last = base + bytes - 1;
+  r.first = base;
+  r.count = lines;
   r.runs = 1;
-  r.working_set = 4096;
+  r.working_set = lines;
   r.first_instance = r.last_instance = 0;
-  r.kinds[static_cast<std::size_t>(Kind::Read)] = 4096;
-  r.sizes = {{8, 4096}};
-  r.strides[kRandomBin] = 4095;
-  r.transitions[kRandomBin * kStrideBins + kRandomBin] = 4094;
+  r.kinds[static_cast<std::size_t>(Kind::Read)] = lines;
+  r.sizes = {{8, lines}};
+  r.strides[kRandomBin] = lines - 1;
+  r.transitions[kRandomBin * kStrideBins + kRandomBin] = lines - 2;
   l.regions = {r};
-  l.pattern = {{0, 4096}};
+  l.pattern = {{0, lines}};
   p.loops = {l};
   p.order = {{0, 1}};
-  auto distinct = [](const std::vector<Reference>& t) {
-    std::unordered_map<std::uint64_t, int> lines;
-    for (const auto& x : t) ++lines[x.address >> 6];
-    return lines.size();
-  };
+  return p;
+}
+
+std::size_t distinct_lines(const std::vector<Reference>& t) {
+  std::unordered_map<std::uint64_t, int> lines;
+  for (const auto& x : t) ++lines[x.address >> 6];
+  return lines.size();
+}
+}  // namespace
+
+TEST_CASE("psnap replay: far jumps take a region's working-set lines fresh before any comes back") {
+  // One region of 4096 lines visited in a random order, each line once.
+  StreamProfile p = scattered_lines(0x4000000, 4096 * 64, 4096);
+  const RegionProfile& r = p.loops[0].regions[0];
   // Drawn uniformly, 4096 jumps over 4096 lines would find about 63 % of them (2,590); fresh, all.
   const auto fresh = replay(p);
   REQUIRE(fresh.size() == 4096);
-  CHECK(distinct(fresh) >= 4095);  // the walk starts on `first`, whose slot one far jump takes again
+  CHECK(distinct_lines(fresh) >= 4095);  // the walk starts on `first`, whose slot one far jump takes again
   for (const auto& x : fresh) CHECK((x.address >= r.base && x.address <= r.last));
   // The merged region (a pointer chase standing for many regions) still draws uniformly: fresh
-  // slots there made xz's and bzip2's L3 errors worse (docs/accuracy.md).
+  // slots there made xz's and bzip2's L3 errors worse (docs/accuracy.md). Its working set fills
+  // its range, so there are no more slots to draw over (see *a merged region of scattered first touches*).
   p.loops[0].regions[0].merged = 40;
   const auto merged = replay(p);
-  CHECK(distinct(merged) < 2800);
-  CHECK(distinct(merged) > 2400);
+  CHECK(distinct_lines(merged) < 2800);
+  CHECK(distinct_lines(merged) > 2400);
 }
 
 TEST_CASE("psnap replay: a board's 64-byte bursts stay on line boundaries when a stride wraps") {
@@ -313,47 +325,23 @@ TEST_CASE("psnap replay: a load or store of 2^k bytes lands on a 2^k boundary, a
 
 TEST_CASE("psnap replay: a merged region of scattered first touches comes back as first touches") {
   // A merged region (pointer chasing, many small regions) of 4096 loads scattered over 64 MB, each
-  // line loaded once: 4095 random strides, none a return. Its far jumps drawn at random over its
-  // 4096 working-set slots found 63 % of them (the demo's scattered loads: L2 error 7.4 %); drawn
-  // over as many slots as make the expected distinct lines 4096, nearly all are first touches.
-  StreamProfile p;
-  p.references = 4096;
-  LoopProfile l;
-  l.instances = 1;
-  l.references = 4096;
-  RegionProfile r;
-  r.base = 0x10000000;
-  r.last = r.base + (std::uint64_t{1} << 26) - 1;
-  r.first = r.base;
-  r.count = 4096;
-  r.runs = 4096;
-  r.working_set = 4096;
-  r.merged = 900;
-  r.first_instance = r.last_instance = 0;
-  r.kinds[static_cast<std::size_t>(Kind::Read)] = 4096;
-  r.sizes = {{8, 4096}};
-  r.strides[kRandomBin] = 4095;
-  r.transitions[kRandomBin * kStrideBins + kRandomBin] = 4094;
-  l.regions = {r};
-  l.pattern = {{0, 4096}};
-  p.loops = {l};
-  p.order = {{0, 1}};
-  auto distinct = [](const std::vector<Reference>& t) {
-    std::unordered_map<std::uint64_t, int> lines;
-    for (const auto& x : t) ++lines[x.address >> 6];
-    return lines.size();
-  };
+  // line loaded once. Its far jumps drawn at random over its 4096 working-set slots found 63 % of
+  // them (the demo's scattered loads: L2 error 7.4 %); drawn over as many slots as make the
+  // expected distinct lines 4096, nearly all are first touches.
+  StreamProfile p = scattered_lines(0x10000000, std::uint64_t{1} << 26, 4096);
+  p.loops[0].regions[0].merged = 900;
+  const RegionProfile& r = p.loops[0].regions[0];
   const auto scattered = replay(p);
   REQUIRE(scattered.size() == 4096);
   for (const auto& x : scattered) CHECK((x.address >= r.base && x.address <= r.last));
   // S (1 - e^(-4095 / S)) = 4096 has no finite S, so the draws are over all 2^20 lines: about
   // 4096 - 4096^2 / 2^21 = 4088 distinct.
-  CHECK(distinct(scattered) >= 4050);
+  CHECK(distinct_lines(scattered) >= 4050);
   // Where its returns are a quarter of its far jumps or more (xz's hash table: five returns for
   // every far jump), the draws stay over the working set: 1,024 returns to the line 1 access
   // ago, 3,071 far jumps over 4,096 slots (about 2,170 lines).
   p.loops[0].regions[0].jump_reuse[0] = 1024;
   const auto hashed = replay(p);
-  CHECK(distinct(hashed) < 2400);
-  CHECK(distinct(hashed) > 1900);
+  CHECK(distinct_lines(hashed) < 2400);
+  CHECK(distinct_lines(hashed) > 1900);
 }
