@@ -40,8 +40,8 @@ class RegionWalk {
     for (int b = 0; b < kRandomBin; ++b)
       if (p.strides[static_cast<std::size_t>(b)] > 0) bits |= static_cast<std::uint64_t>(p.exact[static_cast<std::size_t>(b)]);
     for (const auto& w : p.sweeps) bits |= static_cast<std::uint64_t>(w.stride);
-    grain_ = bits & (0 - bits);
-    span_ = p.last - p.base + grain_;
+    const std::uint64_t grain = bits & (0 - bits);  // every address of the walk is base + a multiple of it
+    span_ = p.last - p.base + grain;
     histogram_ = cumulate(p.strides.data(), kStrideBins);
     for (int b = 0; b < kStrideBins; ++b)
       rows_.push_back(cumulate(p.transitions.data() + b * kStrideBins, kStrideBins));
@@ -335,7 +335,6 @@ class RegionWalk {
   }
 
   const RegionProfile& p_;
-  std::uint64_t grain_ = 1;  // every address of the walk is base + a multiple of it
   std::uint64_t span_ = 1;
   std::uint64_t cursor_;
   bool started_ = false;
