@@ -289,19 +289,12 @@ TEST_CASE("psnap replay: a load or store of 2^k bytes lands on a 2^k boundary, a
   // reference's size apart from its address: an 8-byte load at an odd address would be one the
   // original never makes, and one that spans two lines is two cache accesses.
   std::vector<Reference> t;
+  auto add = [&t](std::uint64_t address, std::uint32_t size, Kind kind) {
+    t.push_back({t.size(), address, size, kind, Origin::Unknown, 0});
+  };
   for (std::uint64_t i = 0; i < 3000; ++i) {
-    Reference d;
-    d.time = t.size();
-    d.address = 0x300000 + (i % 500) * 8 + ((i & 1) ? 3 : 0);
-    d.size = (i & 1) ? 1 : 8;
-    d.kind = Kind::Read;
-    t.push_back(d);
-    Reference f;
-    f.time = t.size();
-    f.address = 0x400000 + (i % 200) * 7 + ((i & 2) ? 3 : 0);
-    f.size = (i & 2) ? 4 : 3;
-    f.kind = Kind::IFetch;
-    t.push_back(f);
+    add(0x300000 + (i % 500) * 8 + ((i & 1) ? 3 : 0), (i & 1) ? 1 : 8, Kind::Read);
+    add(0x400000 + (i % 200) * 7 + ((i & 2) ? 3 : 0), (i & 2) ? 4 : 3, Kind::IFetch);
   }
   const auto a = replay(profile_of(t));
   REQUIRE(a.size() == t.size());
