@@ -240,12 +240,16 @@ class RegionWalk {
   // A stride to another line: when this walk has returned to lines it
   // touched before less often than the original did, the stride lands on such
   // a line (distance drawn from move_reuse) instead of a new one. A sweep walk
-  // goes where its stride leads.
+  // goes where its stride leads. A long data walk steers by distance bin
+  // instead (steer_by_bin).
   std::uint64_t steer(std::uint64_t target, std::mt19937_64& rng) {
     if ((target >> 6) == (cursor_ >> 6) || p_.moves == 0 || sweep_walk_) return target;
     ++moves_;
     const auto it = last_touch_.find(target >> 6);
-    if (it != last_touch_.end() && ordinal_ - it->second < (std::uint64_t{1} << RegionProfile::kJumpBins)) {
+    const bool back = it != last_touch_.end() && ordinal_ - it->second < (std::uint64_t{1} << RegionProfile::kJumpBins);
+    if (!p_.code && ordinal_ >= kSteerByBinAfter)
+      return steer_by_bin(target, back ? static_cast<int>(std::bit_width(ordinal_ - it->second)) : 0, rng);
+    if (back) {
       ++returns_;
       return target;
     }
@@ -266,6 +270,63 @@ class RegionWalk {
       ++returns_;
       return std::clamp((*line << 6) | (target & 63), p_.base, p_.last);
     }
+    return target;
+  }
+
+  // Steering by distance bin, for a data walk of kSteerByBinAfter accesses and
+  // more (a table used a part at a time over a long run: gzip's hash chain and
+  // window). Class 0 is a move to a line not touched in the last 2^17 accesses
+  // (or never), class b + 1 a return from move_reuse's bin b. A move whose
+  // class has not yet had its share of all the walk's moves goes where its
+  // stride leads; otherwise it lands on a line from a return class still short
+  // of its share (drawn by shortfall). The classes count from when this
+  // steering begins, so the moves before it are a credit that lets the first
+  // ones through: it takes hold gradually (counting the shares from that point
+  // too made the nine short traces' L2 mean 1.98 % against 1.93, over four
+  // seeds, and gz128k's 3.34 against 3.76). Without it a long walk's
+  // moves land on lines last touched long ago: in gz128k's window, 5 times the
+  // original's moves came from 2^11 accesses back and more. Steering every walk
+  // so, or from 2^17 or 2^18 accesses on, made the short traces worse (their
+  // regions still grow when the steering would start), and steering code made
+  // gzw's L2 error 2.8 -> 5.2 % (docs/accuracy.md, stop 29).
+  std::uint64_t steer_by_bin(std::uint64_t target, int cls, std::mt19937_64& rng) {
+    constexpr int kClasses = RegionProfile::kJumpBins + 1;
+    std::uint64_t returns_wanted = 0;
+    for (const auto c : p_.move_reuse) returns_wanted += c;
+    auto wanted = [&](int c) {
+      return c == 0 ? p_.moves - std::min(p_.moves, returns_wanted) : p_.move_reuse[static_cast<std::size_t>(c - 1)];
+    };
+    auto take = [&](int c) {
+      ++steered_[static_cast<std::size_t>(c)];
+      returns_ += c > 0;
+    };
+    const double m = static_cast<double>(moves_), pm = static_cast<double>(p_.moves);
+    auto shortfall = [&](int c) {
+      return static_cast<double>(wanted(c)) * m - static_cast<double>(steered_[static_cast<std::size_t>(c)]) * pm;
+    };
+    if (shortfall(cls) >= 0.0) {  // this move stays within its class's share
+      take(cls);
+      return target;
+    }
+    std::array<double, kClasses> need{};
+    double total = 0.0;
+    for (int c = 1; c < kClasses; ++c) {
+      need[static_cast<std::size_t>(c)] = std::max(0.0, shortfall(c));
+      total += need[static_cast<std::size_t>(c)];
+    }
+    if (total > 0.0) {
+      double u = std::uniform_real_distribution<double>(0.0, total)(rng);
+      int c = 1;
+      while (c + 1 < kClasses && (need[static_cast<std::size_t>(c)] <= 0.0 || u >= need[static_cast<std::size_t>(c)])) {
+        u -= need[static_cast<std::size_t>(c)];
+        ++c;
+      }
+      if (const auto line = line_back(c - 1, rng)) {
+        take(c);
+        return std::clamp((*line << 6) | (target & 63), p_.base, p_.last);
+      }
+    }
+    take(cls);
     return target;
   }
 
@@ -383,6 +444,9 @@ class RegionWalk {
   std::uint64_t fresh_far_ = 0;        // how many far jumps take fresh slots (the constructor)
   std::array<std::uint64_t, 3> keys_{};  // the slot order's keys (0: not drawn yet)
   std::uint64_t moves_ = 0, returns_ = 0;  // this walk's line-changing strides, and returns among them
+  // A data walk steers its moves by distance bin from this many accesses on (steer_by_bin).
+  static constexpr std::uint64_t kSteerByBinAfter = std::uint64_t{1} << 19;
+  std::array<std::uint64_t, RegionProfile::kJumpBins + 1> steered_{};  // steer_by_bin's moves per class
   std::vector<std::vector<std::uint64_t>> rows_;
 };
 
