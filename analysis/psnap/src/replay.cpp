@@ -281,11 +281,11 @@ class RegionWalk {
   // stride leads; otherwise it lands on a line from a return class still short
   // of its share (drawn by shortfall). The classes count from when this
   // steering begins, so the moves before it are a credit that lets the first
-  // ones through: it takes hold gradually (counting the shares from that point
-  // too made the nine short traces' L2 mean 1.98 % against 1.93, over four
-  // seeds, and gz128k's 3.34 against 3.76). Without it a long walk's
+  // ones through: it takes hold gradually. (Counting the shares from that
+  // point too gave the nine short traces an L2 mean of 1.98 % against 1.93
+  // over four seeds, though gz128k 3.34 % against 3.76.) Without it a long walk's
   // moves land on lines last touched long ago: in gz128k's window, 5 times the
-  // original's moves came from 2^11 accesses back and more. Steering every walk
+  // original's moves came from 2^12 accesses back and more. Steering every walk
   // so, or from 2^17 or 2^18 accesses on, made the short traces worse (their
   // regions still grow when the steering would start), and steering code made
   // gzw's L2 error 2.8 -> 5.2 % (docs/accuracy.md, stop 29).
