@@ -320,7 +320,7 @@ TEST_CASE("psnap binary profile: header errors name the byte") {
     };
     CHECK(error_of("HMTTPS").find("byte 6: the 20-byte header is cut short") != std::string::npos);
     CHECK(edited(0, 'X').find("byte 0: not a binary PSnAP profile") != std::string::npos);
-    CHECK(edited(8, 6).find("byte 8: version 6 (this reader knows 1 to 5)") != std::string::npos);
+    CHECK(edited(8, 7).find("byte 8: version 7 (this reader knows 1 to 6)") != std::string::npos);
     CHECK(edited(8, 0).find("byte 8: version 0") != std::string::npos);
     CHECK(edited(9, 7).find("byte 9: unknown compression 7 (0 stored, 1 deflate, 2 LZMA2)") != std::string::npos);
     if (!stored)
@@ -565,4 +565,41 @@ TEST_CASE("psnap binary profile: a version 3 sweep reads as strides each a run o
   REQUIRE(back.ok());
   CHECK(*back == p);
   CHECK_FALSE(psnap::decode_body(v3, 4).ok());
+}
+
+TEST_CASE("psnap binary profile: a region's growth curve round-trips (version 6), and a bad one is named") {
+  auto p = mixed_profile();
+  auto& r = p.loops[0].regions[1];
+  r.growth = {100, 900, 4000, 4000, 20000, 41000, 60000, 65536};
+  for (auto c : {psnap::BinaryCompression::Stored, psnap::BinaryCompression::Lzma})
+    for (auto layout : {psnap::BodyLayout::Interleaved, psnap::BodyLayout::Columns}) {
+      const std::string bytes = psnap::to_binary(p, c, layout);
+      CHECK(bytes[8] == 6);
+      auto back = psnap::from_binary(bytes);
+      REQUIRE(back.ok());
+      CHECK(*back == p);
+    }
+  auto via_json = psnap::from_json(psnap::to_json(p));
+  REQUIRE(via_json.ok());
+  CHECK(via_json->loops[0].regions[1].growth == r.growth);  // (format_test: JSON -> profile -> JSON is the identity)
+  CHECK(psnap::to_json(*via_json) == psnap::to_json(p));
+  // A version 5 file has no growth curves: the flag is a reserved bit there.
+  std::string v5 = psnap::to_binary(p, psnap::BinaryCompression::Stored, psnap::BodyLayout::Interleaved);
+  v5[8] = 5;
+  CHECK(error_of(v5).find("(.loops[0].regions[1].flags): reserved bits set") != std::string::npos);
+  // Steps past the lifetime's end.
+  auto late = p;
+  late.loops[0].regions[1].growth.back() = 70000;
+  CHECK(error_of(psnap::to_binary(late)).find("(.loops[0].regions[1].growth[7]): past the lifetime's end (65536)") !=
+        std::string::npos);
+  // The JSON export checks the same, and the count and the order.
+  auto json_error = [&](auto edit) {
+    auto j = psnap::to_json(p);
+    edit(j["loops"][0]["regions"][1]["growth"]);
+    auto q = psnap::from_json(j);
+    return q.ok() ? std::string() : q.error().message;
+  };
+  CHECK(json_error([](auto& g) { g.erase(g.begin()); }).find("growth: expected 8 shares") != std::string::npos);
+  CHECK(json_error([](auto& g) { g[3] = 3999u; }).find("growth[3]: below the one before") != std::string::npos);
+  CHECK(json_error([](auto& g) { g[7] = 65537u; }).find("growth[7]: past the lifetime's end") != std::string::npos);
 }

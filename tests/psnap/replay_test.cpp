@@ -404,3 +404,56 @@ TEST_CASE("psnap replay: a long walk's moves come back from as far as the origin
     CHECK(std::abs(lru_hits(a, 256) - lru_hits(t, 256)) < 0.003);
   }
 }
+
+namespace {
+// A table that fills as its input arrives (gzip's window): reference i reads one of the first
+// 16 + (lines - 16) i / n lines, half the time the next or previous line of the one before.
+std::vector<Reference> filling_table(std::uint64_t lines, std::uint64_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<Reference> t;
+  t.reserve(n);
+  std::uint64_t line = 0;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const std::uint64_t filled = 16 + (lines - 16) * i / n;
+    if (rng() % 2 == 0) {
+      line = rng() % 2 ? std::min(line + 1, filled - 1) : (line > 0 ? line - 1 : 0);
+    } else {
+      line = rng() % filled;
+    }
+    t.push_back({.time = i, .address = 0x7000000 + line * 64 + 8 * (rng() % 8), .size = 8, .kind = Kind::Read});
+  }
+  return t;
+}
+}  // namespace
+
+TEST_CASE("psnap replay: a long walk's first touches keep to the region's growth curve") {
+  const std::uint64_t n = std::uint64_t{1} << 20;
+  const auto t = filling_table(2048, n, 3);
+  // One loop (every window shares it): as the table grows, its windows' pages differ enough for the
+  // segmentation to make four loops of them.
+  PsnapKnobs one_loop;
+  one_loop.loop_similarity = 0.0;
+  auto p = profile_of(t, one_loop);
+  REQUIRE(p.loops.size() == 1);
+  REQUIRE(p.loops[0].regions.size() == 1);
+  const RegionProfile& r = p.loops[0].regions[0];
+  // The curve: the k-th eighth of the 2,048 lines had come when about (k - 1/8) of the run had.
+  REQUIRE(r.growth.size() == RegionProfile::kGrowthPoints);
+  for (std::size_t j = 0; j < RegionProfile::kGrowthPoints; ++j) {
+    const double expected = (static_cast<double>(j + 1) / 8 * 2048 - 16) / 2032;
+    CHECK(static_cast<double>(r.growth[j]) / RegionProfile::kGrowthScale == doctest::Approx(expected).epsilon(0.05));
+  }
+  auto first_quarter = [n](const std::vector<Reference>& a) {
+    return distinct_lines(std::vector<Reference>(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(n / 4)));
+  };
+  const std::size_t orig = first_quarter(t);  // about 16 + 2032 / 4
+  CHECK(orig > 480);
+  CHECK(orig < 560);
+  const auto paced = replay(p);
+  CHECK(distinct_lines(paced) > distinct_lines(t) * 9 / 10);  // 1,964 of 2,045: a few first touches never come
+  CHECK(first_quarter(paced) < orig * 5 / 4);
+  CHECK(first_quarter(paced) > orig * 3 / 4);
+  // Without the curve the walk takes fresh lines at every far jump and has the whole table by then.
+  p.loops[0].regions[0].growth.clear();
+  CHECK(first_quarter(replay(p)) > 2 * orig);
+}

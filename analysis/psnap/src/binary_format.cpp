@@ -20,10 +20,11 @@ namespace hmtt::psnap {
 namespace {
 
 constexpr std::size_t kHeaderBytes = 20;
-// 2 added lattice_stride, 3 the return scope, 4 the sweep's runs, 5 the loops' code regions;
-// 1 .. 4 are still read (lattice_stride 0 in 1, returns counted within a window in 1 and 2,
-// each sweep stride a run of its own in 1 .. 3, no loop from a code region in 1 .. 4).
-constexpr std::uint8_t kVersion = 5;
+// 2 added lattice_stride, 3 the return scope, 4 the sweep's runs, 5 the loops' code regions, 6 the
+// regions' footprint growth; 1 .. 5 are still read (lattice_stride 0 in 1, returns counted within a
+// window in 1 and 2, each sweep stride a run of its own in 1 .. 3, no loop from a code region in
+// 1 .. 4, no growth curve in 1 .. 5).
+constexpr std::uint8_t kVersion = 6;
 constexpr std::uint8_t kStored = 0;
 constexpr std::uint8_t kDeflate = 1;
 constexpr std::uint8_t kLzma = 2;
@@ -50,7 +51,7 @@ struct LzmaFilter {
     chain[1] = {LZMA_VLI_UNKNOWN, nullptr};
   }
 };
-constexpr std::uint8_t kFlagCode = 1, kFlagMerged = 2, kFlagMoves = 4, kFlagSweep = 8;
+constexpr std::uint8_t kFlagCode = 1, kFlagMerged = 2, kFlagMoves = 4, kFlagSweep = 8, kFlagGrowth = 16;
 
 std::int64_t nominal(int bin) {
   if (bin == 0 || bin >= kRandomBin) return 0;
@@ -133,6 +134,8 @@ void write_region(BodyWriter& w, const RegionProfile& r, std::uint64_t previous_
   if (r.merged) flags |= kFlagMerged;
   if (r.moves) flags |= kFlagMoves;
   if (!r.sweeps.empty()) flags |= kFlagSweep;
+  const bool growth = r.growth.size() == RegionProfile::kGrowthPoints;
+  if (growth) flags |= kFlagGrowth;
   w.at(Col::Flags);
   w.byte(flags);
   w.at(Col::Base);
@@ -151,6 +154,13 @@ void write_region(BodyWriter& w, const RegionProfile& r, std::uint64_t previous_
   w.at(Col::Instances);
   w.u(r.first_instance);
   w.u(r.last_instance - r.first_instance);
+  if (growth) {
+    std::uint32_t previous = 0;
+    for (const auto g : r.growth) {
+      w.u(g - std::min(g, previous));  // non-decreasing: the steps
+      previous = std::max(g, previous);
+    }
+  }
   w.at(Col::Kinds);
   std::uint8_t kinds = 0;
   for (std::size_t k = 0; k < r.kinds.size(); ++k)
@@ -349,7 +359,8 @@ Result<RegionProfile> read_region(BodyReader& in, const std::string& path, std::
   RegionProfile r;
   in.at(Col::Flags);
   HMTT_READ(flags, in.byte(path + ".flags"));
-  if (flags & ~(kFlagCode | kFlagMerged | kFlagMoves | kFlagSweep)) return in.fail(path + ".flags", "reserved bits set");
+  const std::uint8_t known = kFlagCode | kFlagMerged | kFlagMoves | kFlagSweep | (version >= 6 ? kFlagGrowth : 0);
+  if (flags & ~known) return in.fail(path + ".flags", "reserved bits set");
   r.code = flags & kFlagCode;
   in.at(Col::Base);
   HMTT_READ(delta, in.s(path + ".base"));
@@ -383,6 +394,16 @@ Result<RegionProfile> read_region(BodyReader& in, const std::string& path, std::
   if (lifetime > ~first_instance) return in.fail(path + ".last_instance", "past 2^64 - 1");
   r.first_instance = first_instance;
   r.last_instance = first_instance + lifetime;
+  if (flags & kFlagGrowth) {
+    std::uint64_t at = 0;
+    for (std::size_t j = 0; j < RegionProfile::kGrowthPoints; ++j) {
+      const std::string f = path + ".growth[" + std::to_string(j) + "]";
+      HMTT_READ(step, in.u(f));
+      if (step > RegionProfile::kGrowthScale - at) return in.fail(f, "past the lifetime's end (65536)");
+      at += step;
+      r.growth.push_back(static_cast<std::uint32_t>(at));
+    }
+  }
   in.at(Col::Kinds);
   HMTT_READ(kinds, in.byte(path + ".kinds"));
   if (kinds >> r.kinds.size()) return in.fail(path + ".kinds", "unknown kind bit (read, write, ifetch, modify)");

@@ -47,6 +47,7 @@ Json to_json(const StreamProfile& p) {
       if (r.code) rj["code"] = true;
       if (r.merged) rj["merged"] = r.merged;
       rj["instances_seen"] = Json::array({r.first_instance, r.last_instance});
+      if (!r.growth.empty()) rj["growth"] = r.growth;
       Json kinds = Json::object();
       for (std::size_t k = 0; k < 4; ++k)
         if (r.kinds[k]) kinds[std::string(kKindNames[k])] = r.kinds[k];
@@ -158,6 +159,21 @@ Result<RegionProfile> region_from_json(const Json& rj, const std::string& path) 
     if (*l < *f) return field_error(ip + "[1]", "below the first instance");
     r.first_instance = *f;
     r.last_instance = *l;
+  }
+  if (const auto it = rj.find("growth"); it != rj.end()) {
+    const std::string gp = path + ".growth";
+    if (!it->is_array() || it->size() != RegionProfile::kGrowthPoints)
+      return field_error(gp, "expected 8 shares of the lifetime (0 .. 65536)");
+    std::uint64_t previous = 0;
+    for (std::size_t j = 0; j < RegionProfile::kGrowthPoints; ++j) {
+      const std::string f = gp + "[" + std::to_string(j) + "]";
+      auto g = u64_value((*it)[j], f);
+      if (!g) return g.error();
+      if (*g > RegionProfile::kGrowthScale) return field_error(f, "past the lifetime's end (65536)");
+      if (*g < previous) return field_error(f, "below the one before");
+      previous = *g;
+      r.growth.push_back(static_cast<std::uint32_t>(*g));
+    }
   }
   if (const auto it = rj.find("code"); it != rj.end()) {
     if (!it->is_boolean()) return field_error(path + ".code", "expected true or false");

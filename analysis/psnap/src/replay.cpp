@@ -246,6 +246,12 @@ class RegionWalk {
     if ((target >> 6) == (cursor_ >> 6) || p_.moves == 0 || sweep_walk_) return target;
     ++moves_;
     const auto it = last_touch_.find(target >> 6);
+    if (it == last_touch_.end() && ahead_of_growth()) {
+      if (const auto line = paced_return(p_.move_reuse, rng)) {
+        ++returns_;
+        return std::clamp((*line << 6) | (target & 63), p_.base, p_.last);
+      }
+    }
     const bool back = it != last_touch_.end() && ordinal_ - it->second < (std::uint64_t{1} << RegionProfile::kJumpBins);
     if (!p_.code && ordinal_ >= kSteerByBinAfter)
       return steer_by_bin(target, back ? static_cast<int>(std::bit_width(ordinal_ - it->second)) : 0, rng);
@@ -330,6 +336,45 @@ class RegionWalk {
     return target;
   }
 
+  // Footprint growth (RegionProfile::growth): a walk that has touched as many lines as the
+  // curve allows at its point in the region's accesses (plus kGrowthSlack) is ahead of the
+  // original, and its next first touch becomes a return instead (paced_return). Without it a long
+  // walk touched its whole working set early: gz128k's hash chain was at 501 lines of 128 bytes per
+  // window of 50,000 references from the start, where deflate's grew 112, 263, 250, 361, 400.
+  bool ahead_of_growth() const {
+    if (p_.growth.size() != RegionProfile::kGrowthPoints || p_.code) return false;
+    const double at = std::min(1.0, static_cast<double>(ordinal_) / static_cast<double>(std::max<std::uint64_t>(1, p_.count)));
+    const double scale = RegionProfile::kGrowthScale;
+    double x0 = 0.0, y0 = 0.0, share = 1.0;
+    for (std::size_t j = 0; j < RegionProfile::kGrowthPoints; ++j) {
+      const double x = p_.growth[j] / scale, y = static_cast<double>(j + 1) / RegionProfile::kGrowthPoints;
+      if (at <= x) {
+        share = x > x0 ? y0 + (y - y0) * (at - x0) / (x - x0) : y;
+        break;
+      }
+      x0 = x;
+      y0 = y;
+    }
+    return static_cast<double>(last_touch_.size()) >= share * static_cast<double>(p_.working_set) + kGrowthSlack;
+  }
+  // A return instead of a first touch, its distance drawn from `reuse` among the bins this walk's
+  // history can serve.
+  std::optional<std::uint64_t> paced_return(const std::array<std::uint64_t, RegionProfile::kJumpBins>& reuse,
+                                            std::mt19937_64& rng) const {
+    std::uint64_t total = 0;
+    int bins = 0;
+    for (; bins < RegionProfile::kJumpBins && (std::uint64_t{1} << bins) <= ordinal_; ++bins)
+      total += reuse[static_cast<std::size_t>(bins)];
+    if (total == 0) return std::nullopt;
+    std::uint64_t u = rng() % total;
+    for (int k = 0; k < bins; ++k) {
+      const std::uint64_t c = reuse[static_cast<std::size_t>(k)];
+      if (u < c) return line_back(k, rng);
+      u -= c;
+    }
+    return std::nullopt;
+  }
+
   void touch(std::uint64_t line) {
     const std::uint64_t mask = history_.size() - 1;
     history_[ordinal_ & mask] = line;
@@ -340,7 +385,7 @@ class RegionWalk {
         it->second = ordinal_;
       }
       last_flag_[ordinal_ & mask] = 1;
-    } else if (p_.moves) {
+    } else if (p_.moves || !p_.growth.empty()) {
       last_touch_[line] = ordinal_;
     }
     ++ordinal_;
@@ -361,6 +406,9 @@ class RegionWalk {
     if (dense && span_ == 0) return p_.base;
     auto line_of = [&](std::uint64_t slot) { return (p_.base + slot * spacing) & ~std::uint64_t{63}; };
     std::uint64_t line = 0;
+    if (far_jumps_ < std::min(slots, fresh_far_) && ahead_of_growth()) {
+      if (const auto back = paced_return(p_.jump_reuse, rng)) return std::clamp((*back << 6) | (cursor_ & 63), p_.base, p_.last);
+    }
     if (far_jumps_ < std::min(slots, fresh_far_)) {
       // A fresh slot, skipping (a few) whose line the walk has reached by other strides since.
       for (int skip = 0; skip < kFreshSkips && far_jumps_ < slots; ++skip) {
@@ -446,6 +494,7 @@ class RegionWalk {
   std::uint64_t moves_ = 0, returns_ = 0;  // this walk's line-changing strides, and returns among them
   // A data walk steers its moves by distance bin from this many accesses on (steer_by_bin).
   static constexpr std::uint64_t kSteerByBinAfter = std::uint64_t{1} << 19;
+  static constexpr double kGrowthSlack = 4.0;  // lines a walk may run ahead of its growth curve
   std::array<std::uint64_t, RegionProfile::kJumpBins + 1> steered_{};  // steer_by_bin's moves per class
   std::vector<std::vector<std::uint64_t>> rows_;
 };

@@ -1,6 +1,7 @@
 // The capture phase of PSnAP: references -> regions -> windows -> loops.
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <map>
 #include <unordered_map>
 #include <unordered_set>
@@ -65,6 +66,10 @@ struct RegionAccumulator {
   std::unordered_map<std::int64_t, std::uint64_t> exact;  // exact stride -> count (|stride| <= 256)
   std::unordered_map<std::uint64_t, std::uint64_t> lines;  // 64-byte line -> ordinal of its last access
   std::map<std::uint32_t, std::uint64_t> sizes;
+  // (line, trace time) of each line's first access, and the region's first and last access times:
+  // the footprint-growth curve (RegionProfile::growth). An absorbed region's lines come with theirs.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> first_touch;
+  std::uint64_t now = 0, t_first = UINT64_MAX, t_last = 0;
   // Random strides by exact value, each with its returns, so the most common one can become the
   // sweep (RegionProfile::sweep) and leave jump_reuse. At most kFarStrides values are held, by the
   // Space-Saving rule: a new value takes the place of the least counted one; `error` is what it
@@ -109,7 +114,10 @@ struct RegionAccumulator {
   // records this access as its last.
   std::uint64_t touch(std::uint64_t line) {
     auto [it, fresh] = lines.try_emplace(line, p.count);
-    if (fresh) return 0;
+    if (fresh) {
+      first_touch.emplace_back(line, now);
+      return 0;
+    }
     if (it->second < window_start) {
       it->second = p.count;
       return 0;
@@ -121,6 +129,9 @@ struct RegionAccumulator {
 
   void access(const Reference& ref) {
     const std::uint64_t a = ref.address;
+    now = ref.time;
+    t_first = std::min(t_first, now);
+    t_last = std::max(t_last, now);
     if (p.count == 0) {
       if (!ranged) p.base = p.last = a;
       p.first = a;
@@ -187,12 +198,16 @@ struct RegionAccumulator {
       into->alternations += f.alternations;
       for (std::size_t k = 0; k < f.reuse.size(); ++k) into->reuse[k] += f.reuse[k];
     }
+    first_touch.insert(first_touch.end(), o.first_touch.begin(), o.first_touch.end());
+    t_first = std::min(t_first, o.t_first);
+    t_last = std::max(t_last, o.t_last);
     lines.insert(o.lines.begin(), o.lines.end());  // (the other region's ordinals are its own: approximate)
   }
 
   RegionProfile finished() const {
     RegionProfile r = p;
     r.working_set = lines.size();
+    if (!p.code && p.count >= RegionProfile::kGrowthMinCount && t_last > t_first) r.growth = growth();
     std::array<std::uint64_t, kStrideBins> best{};
     for (const auto& [s, c] : exact) {
       const auto b = static_cast<std::size_t>(stride_bin(s));
@@ -226,6 +241,30 @@ struct RegionAccumulator {
       for (std::size_t k = 0; k < r.jump_reuse.size(); ++k) r.jump_reuse[k] -= f->reuse[k];
     }
     return r;
+  }
+
+  // RegionProfile::growth: the first-touch times in order (each line's earliest, as absorbed regions
+  // may share lines), and the time by which each eighth of them had come, over the lifetime.
+  std::vector<std::uint32_t> growth() const {
+    std::unordered_map<std::uint64_t, std::uint64_t> first;
+    first.reserve(first_touch.size());
+    for (const auto& [line, t] : first_touch) {
+      auto [it, fresh] = first.try_emplace(line, t);
+      if (!fresh) it->second = std::min(it->second, t);
+    }
+    std::vector<std::uint64_t> times;
+    times.reserve(first.size());
+    for (const auto& [line, t] : first) times.push_back(t);
+    std::sort(times.begin(), times.end());
+    std::vector<std::uint32_t> g;
+    const std::size_t n = RegionProfile::kGrowthPoints;
+    const double span = static_cast<double>(t_last - t_first);
+    for (std::size_t j = 1; j <= n; ++j) {
+      const std::uint64_t t = times[std::max<std::size_t>(j * times.size() / n, 1) - 1];
+      const double share = static_cast<double>(std::max(t, t_first) - t_first) / span;
+      g.push_back(static_cast<std::uint32_t>(std::lround(share * RegionProfile::kGrowthScale)));
+    }
+    return g;
   }
 
   static std::int64_t nominal_stride(int bin) {

@@ -154,6 +154,16 @@ struct RegionProfile {
   // those instances only, so a loop walking through fresh data keeps doing so.
   std::uint64_t first_instance = 0;
   std::uint64_t last_instance = 0;
+  // Footprint growth (an hmtt extension), kept for a data region of at least
+  // kGrowthMinCount accesses, else empty: growth[j] is when (j + 1) / 8 of its
+  // working set had been touched, as a share of its lifetime (its first to its
+  // last access, in trace time) in units of 1 / kGrowthScale; non-decreasing.
+  // Replay holds a long walk's first touches back to it (a table that fills as
+  // the input arrives, gzip's window: docs/psnap.md, *Replay*).
+  static constexpr std::size_t kGrowthPoints = 8;
+  static constexpr std::uint32_t kGrowthScale = 65536;
+  static constexpr std::uint64_t kGrowthMinCount = std::uint64_t{1} << 19;
+  std::vector<std::uint32_t> growth;
   // Stride-order graph: transitions[from * kStrideBins + to] = how often a
   // stride of bin `to` followed one of bin `from` in this region.
   std::vector<std::uint64_t> transitions = std::vector<std::uint64_t>(kStrideBins * kStrideBins, 0);
