@@ -583,6 +583,13 @@ TEST_CASE("psnap binary profile: a region's growth curve round-trips (version 6)
   REQUIRE(via_json.ok());
   CHECK(via_json->loops[0].regions[1].growth == r.growth);  // (format_test: JSON -> profile -> JSON is the identity)
   CHECK(psnap::to_json(*via_json) == psnap::to_json(p));
+  // A curve of other than 8 points is not a curve: both writers leave it out alike.
+  auto short_curve = p;
+  short_curve.loops[0].regions[1].growth.pop_back();
+  CHECK_FALSE(psnap::to_json(short_curve)["loops"][0]["regions"][1].contains("growth"));
+  auto short_back = psnap::from_binary(psnap::to_binary(short_curve));
+  REQUIRE(short_back.ok());
+  CHECK(short_back->loops[0].regions[1].growth.empty());
   // A version 5 file has no growth curves: the flag is a reserved bit there.
   std::string v5 = psnap::to_binary(p, psnap::BinaryCompression::Stored, psnap::BodyLayout::Interleaved);
   v5[8] = 5;

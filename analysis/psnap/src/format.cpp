@@ -47,7 +47,7 @@ Json to_json(const StreamProfile& p) {
       if (r.code) rj["code"] = true;
       if (r.merged) rj["merged"] = r.merged;
       rj["instances_seen"] = Json::array({r.first_instance, r.last_instance});
-      if (!r.growth.empty()) rj["growth"] = r.growth;
+      if (r.growth.size() == RegionProfile::kGrowthPoints) rj["growth"] = r.growth;  // as the binary writer
       Json kinds = Json::object();
       for (std::size_t k = 0; k < 4; ++k)
         if (r.kinds[k]) kinds[std::string(kKindNames[k])] = r.kinds[k];
