@@ -39,7 +39,7 @@ psnap::StreamProfile mixed_profile() {
 // reach the body decoder with a body it edited.
 std::string stored_file(const std::string& body) {
   std::string f = "HMTTPSNP";
-  f += std::string{'\x05', '\x00', '\x00', '\x00'};
+  f += std::string{'\x07', '\x00', '\x00', '\x00'};
   auto u32 = [&](std::uint32_t v) {
     for (int i = 0; i < 4; ++i) f += static_cast<char>(static_cast<std::uint8_t>(v >> (8 * i)));
   };
@@ -122,7 +122,7 @@ TEST_CASE("psnap binary profile: decode(encode(p)) == p, stored, deflated and LZ
   std::sort(a.begin(), a.end());
   std::sort(b.begin(), b.end());
   CHECK(a == b);
-  auto from_columns = psnap::decode_body(columns, 5, psnap::BodyLayout::Columns);
+  auto from_columns = psnap::decode_body(columns, 7, psnap::BodyLayout::Columns);
   REQUIRE(from_columns.ok());
   CHECK(*from_columns == p);
   auto body = psnap::decode_body(psnap::encode_body(p));
@@ -320,7 +320,7 @@ TEST_CASE("psnap binary profile: header errors name the byte") {
     };
     CHECK(error_of("HMTTPS").find("byte 6: the 20-byte header is cut short") != std::string::npos);
     CHECK(edited(0, 'X').find("byte 0: not a binary PSnAP profile") != std::string::npos);
-    CHECK(edited(8, 7).find("byte 8: version 7 (this reader knows 1 to 6)") != std::string::npos);
+    CHECK(edited(8, 8).find("byte 8: version 8 (this reader knows 1 to 7)") != std::string::npos);
     CHECK(edited(8, 0).find("byte 8: version 0") != std::string::npos);
     CHECK(edited(9, 7).find("byte 9: unknown compression 7 (0 stored, 1 deflate, 2 LZMA2)") != std::string::npos);
     if (!stored)
@@ -398,7 +398,7 @@ TEST_CASE("psnap binary profile: a column-arranged body's errors name the byte a
   };
   REQUIRE(rebuild(cols, 21) == body);
   auto error = [](const std::string& b) {
-    auto r = psnap::decode_body(b, 5, psnap::BodyLayout::Columns);
+    auto r = psnap::decode_body(b, 7, psnap::BodyLayout::Columns);
     return r.ok() ? std::string() : r.error().message;
   };
   CHECK(error(body).empty());
@@ -425,7 +425,7 @@ TEST_CASE("psnap binary profile: a column-arranged body's errors name the byte a
                                          "].flags): the column ends inside this field") != std::string::npos);
   // Read as interleaved, the column-arranged body is an error too (and the other way round).
   CHECK_FALSE(psnap::decode_body(body).ok());
-  CHECK_FALSE(psnap::decode_body(psnap::encode_body(p), 5, psnap::BodyLayout::Columns).ok());
+  CHECK_FALSE(psnap::decode_body(psnap::encode_body(p), 7, psnap::BodyLayout::Columns).ok());
 }
 
 TEST_CASE("psnap binary profile: body errors name the byte and the field") {
@@ -574,7 +574,7 @@ TEST_CASE("psnap binary profile: a region's growth curve round-trips (version 6)
   for (auto c : {psnap::BinaryCompression::Stored, psnap::BinaryCompression::Lzma})
     for (auto layout : {psnap::BodyLayout::Interleaved, psnap::BodyLayout::Columns}) {
       const std::string bytes = psnap::to_binary(p, c, layout);
-      CHECK(bytes[8] == 6);
+      CHECK(bytes[8] == 7);  // the version written (growth curves since 6)
       auto back = psnap::from_binary(bytes);
       REQUIRE(back.ok());
       CHECK(*back == p);
@@ -609,4 +609,72 @@ TEST_CASE("psnap binary profile: a region's growth curve round-trips (version 6)
   CHECK(json_error([](auto& g) { g.erase(g.begin()); }).find("growth: expected 8 shares") != std::string::npos);
   CHECK(json_error([](auto& g) { g[3] = 3999u; }).find("growth[3]: below the one before") != std::string::npos);
   CHECK(json_error([](auto& g) { g[7] = 65537u; }).find("growth[7]: past the lifetime's end") != std::string::npos);
+}
+
+TEST_CASE("psnap binary profile: a merged region's footprint blocks round-trip (version 7), and a bad one is named") {
+  const auto p = mixed_profile();
+  // The pointer chase over 6.4 MB: merged regions, each with the 64 KiB blocks of its lines.
+  std::size_t li = 0, ri = 0;
+  bool found = false;
+  for (std::size_t l = 0; l < p.loops.size() && !found; ++l)
+    for (std::size_t r = 0; r < p.loops[l].regions.size() && !found; ++r)
+      if (p.loops[l].regions[r].footprint.size() >= 2) {
+        li = l;
+        ri = r;
+        found = true;
+      }
+  REQUIRE(found);
+  const auto& m = p.loops[li].regions[ri];
+  CHECK(m.merged > 0);
+  std::uint64_t sum = 0;
+  for (const auto& [block, lines] : m.footprint) sum += lines;
+  CHECK(sum == m.working_set);
+  for (auto c : {psnap::BinaryCompression::Stored, psnap::BinaryCompression::Lzma})
+    for (auto layout : {psnap::BodyLayout::Interleaved, psnap::BodyLayout::Columns}) {
+      const std::string bytes = psnap::to_binary(p, c, layout);
+      CHECK(bytes[8] == 7);
+      auto back = psnap::from_binary(bytes);
+      REQUIRE(back.ok());
+      CHECK(*back == p);
+    }
+  auto via_json = psnap::from_json(psnap::to_json(p));
+  REQUIRE(via_json.ok());
+  CHECK(via_json->loops[li].regions[ri].footprint == m.footprint);
+  CHECK(psnap::to_json(*via_json) == psnap::to_json(p));
+  const std::string at = "(.loops[" + std::to_string(li) + "].regions[" + std::to_string(ri) + "].";
+  // A version 6 file has no footprint blocks: the flag is a reserved bit there.
+  std::string v6 = psnap::to_binary(p, psnap::BinaryCompression::Stored, psnap::BodyLayout::Interleaved);
+  v6[8] = 6;
+  CHECK(error_of(v6).find("reserved bits set") != std::string::npos);
+  // Lines that do not add up to the working set, a block past the range, a block over-full.
+  auto more = p;
+  more.loops[li].regions[ri].working_set += 1;
+  CHECK(error_of(psnap::to_binary(more)).find(at + "footprint): lines add up to " + std::to_string(sum) +
+                                              ", not the working set " + std::to_string(sum + 1)) != std::string::npos);
+  auto past = p;
+  auto& pr = past.loops[li].regions[ri];
+  pr.footprint.back().first = (pr.last >> psnap::RegionProfile::kFootprintBlockShift) + 1;
+  CHECK(error_of(psnap::to_binary(past)).find(at + "footprint[" + std::to_string(pr.footprint.size() - 1) +
+                                              "]): block outside [base, last]") != std::string::npos);
+  auto full = p;
+  auto& fr = full.loops[li].regions[ri];
+  fr.working_set += 1025 - fr.footprint[0].second;
+  fr.footprint[0].second = 1025;
+  CHECK(error_of(psnap::to_binary(full)).find(at + "footprint[0]): more lines than the block holds") != std::string::npos);
+  // The JSON export checks the same, and the blocks' addresses and order.
+  auto json_error = [&](auto edit) {
+    auto j = psnap::to_json(p);
+    edit(j["loops"][li]["regions"][ri]);
+    auto q = psnap::from_json(j);
+    return q.ok() ? std::string() : q.error().message;
+  };
+  CHECK(json_error([](auto& r) { r["footprint"][0][1] = 0u; }).find("footprint[0][1]: expected 1 .. ") != std::string::npos);
+  CHECK(json_error([](auto& r) { r["footprint"][0][0] = r["footprint"][0][0].template get<std::uint64_t>() + 64; })
+            .find("footprint[0][0]: not a 64 KiB block's address") != std::string::npos);
+  CHECK(json_error([](auto& r) { r["footprint"][1][0] = r["footprint"][0][0]; })
+            .find("footprint[1][0]: not above the block before") != std::string::npos);
+  CHECK(json_error([](auto& r) { r["working_set"] = r["working_set"].template get<std::uint64_t>() + 1; })
+            .find("footprint: lines add up to") != std::string::npos);
+  CHECK(json_error([](auto& r) { r["footprint"] = hmtt::analysis::Json::array(); }).find("footprint: expected [[block address, lines]") !=
+        std::string::npos);
 }

@@ -70,6 +70,7 @@ covered "a sweep"               'any("sweeps" in r for r in regions)'
 covered "two sweeps"            'any(len(r.get("sweeps", [])) == 2 for r in regions)'
 covered "a sweep's long runs"   'any(w[3] > 0 for r in regions for w in r.get("sweeps", []))'
 covered "alternations"          'any(w[4] > 0 for r in regions for w in r.get("sweeps", []))'
+covered "footprint blocks"      'any("footprint" in r for r in regions)'
 covered "a loop from I-Code events" 'any("code_region" in l for f in sys.argv[1:] for l in json.load(open(f))["loops"])'
 
 # ---- mutated profiles: the schema must reject each -----------------------------------------------
@@ -125,6 +126,13 @@ mutant sweep-and-sweeps columns add $R/sweep '[1, 1024]'        '\.sweep: given 
 # code region given twice is beyond JSON Schema, format_test.cpp checks the reader refuses it
 mutant code-region-top  store set /loops/4/code_region 4294967295 '\.loops\[4\]\.code_region: 4294967295 is above 4294967294'
 mutant code-region-str  store set /loops/4/code_region '"main"'   '\.loops\[4\]\.code_region: expected an unsigned integer'
+# a merged region's footprint blocks (the demo's pointer chase is region 16 of loop 0)
+M=/loops/0/regions/16
+has default $M/footprint/0
+mutant footprint-lines-0 default set $M/footprint/0/1 0          'footprint\[0\]\[1\]: expected 1 \.\. '
+mutant footprint-offset  default set $M/footprint/0/0 64         'footprint\[0\]\[0\]: not a 64 KiB block'
+mutant footprint-pair    default append $M/footprint/0 1         'footprint\[0\]: expected \[block address, lines\]'
+mutant footprint-empty   default set $M/footprint '[]'           'footprint: expected \[\[block address, lines\]'
 
 if [ "$fails" -ne 0 ]; then
   echo "$fails check(s) failed"

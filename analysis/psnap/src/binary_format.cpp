@@ -21,10 +21,11 @@ namespace {
 
 constexpr std::size_t kHeaderBytes = 20;
 // 2 added lattice_stride, 3 the return scope, 4 the sweep's runs, 5 the loops' code regions, 6 the
-// regions' footprint growth; 1 .. 5 are still read (lattice_stride 0 in 1, returns counted within a
-// window in 1 and 2, each sweep stride a run of its own in 1 .. 3, no loop from a code region in
-// 1 .. 4, no growth curve in 1 .. 5).
-constexpr std::uint8_t kVersion = 6;
+// regions' footprint growth, 7 the merged regions' footprint blocks; 1 .. 6 are still read
+// (lattice_stride 0 in 1, returns counted within a window in 1 and 2, each sweep stride a run of its
+// own in 1 .. 3, no loop from a code region in 1 .. 4, no growth curve in 1 .. 5, no footprint
+// blocks in 1 .. 6).
+constexpr std::uint8_t kVersion = 7;
 constexpr std::uint8_t kStored = 0;
 constexpr std::uint8_t kDeflate = 1;
 constexpr std::uint8_t kLzma = 2;
@@ -51,7 +52,8 @@ struct LzmaFilter {
     chain[1] = {LZMA_VLI_UNKNOWN, nullptr};
   }
 };
-constexpr std::uint8_t kFlagCode = 1, kFlagMerged = 2, kFlagMoves = 4, kFlagSweep = 8, kFlagGrowth = 16;
+constexpr std::uint8_t kFlagCode = 1, kFlagMerged = 2, kFlagMoves = 4, kFlagSweep = 8, kFlagGrowth = 16,
+                         kFlagFootprint = 32;
 
 std::int64_t nominal(int bin) {
   if (bin == 0 || bin >= kRandomBin) return 0;
@@ -136,6 +138,7 @@ void write_region(BodyWriter& w, const RegionProfile& r, std::uint64_t previous_
   if (!r.sweeps.empty()) flags |= kFlagSweep;
   const bool growth = r.growth.size() == RegionProfile::kGrowthPoints;
   if (growth) flags |= kFlagGrowth;
+  if (!r.footprint.empty()) flags |= kFlagFootprint;
   w.at(Col::Flags);
   w.byte(flags);
   w.at(Col::Base);
@@ -149,6 +152,16 @@ void write_region(BodyWriter& w, const RegionProfile& r, std::uint64_t previous_
   w.u(r.runs);
   w.at(Col::WorkingSet);
   w.u(r.working_set);
+  if (!r.footprint.empty()) {
+    // The blocks as gaps (the first from base's block) and each one's lines less one.
+    w.u(r.footprint.size());
+    std::uint64_t next = r.base >> RegionProfile::kFootprintBlockShift;
+    for (const auto& [block, lines] : r.footprint) {
+      w.u(block - next);
+      w.u(lines - 1);
+      next = block + 1;
+    }
+  }
   w.at(Col::Merged);
   if (r.merged) w.u(r.merged);
   w.at(Col::Instances);
@@ -359,7 +372,8 @@ Result<RegionProfile> read_region(BodyReader& in, const std::string& path, std::
   RegionProfile r;
   in.at(Col::Flags);
   HMTT_READ(flags, in.byte(path + ".flags"));
-  const std::uint8_t known = kFlagCode | kFlagMerged | kFlagMoves | kFlagSweep | (version >= 6 ? kFlagGrowth : 0);
+  const std::uint8_t known = kFlagCode | kFlagMerged | kFlagMoves | kFlagSweep | (version >= 6 ? kFlagGrowth : 0) |
+                             (version >= 7 ? kFlagFootprint : 0);
   if (flags & ~known) return in.fail(path + ".flags", "reserved bits set");
   r.code = flags & kFlagCode;
   in.at(Col::Base);
@@ -382,6 +396,26 @@ Result<RegionProfile> read_region(BodyReader& in, const std::string& path, std::
   in.at(Col::WorkingSet);
   HMTT_READ(ws, in.u(path + ".working_set"));
   r.working_set = ws;
+  if (flags & kFlagFootprint) {
+    const std::string fp = path + ".footprint";
+    HMTT_READ(n, in.u(fp));
+    if (n == 0) return in.fail(fp, "flagged but empty");
+    if (n > in.remaining() / 2) return in.fail(fp, "more blocks than the body holds");
+    std::uint64_t next = r.base >> RegionProfile::kFootprintBlockShift, sum = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::string f = fp + "[" + std::to_string(i) + "]";
+      HMTT_READ(gap, in.u(f));
+      HMTT_READ(lines, in.u(f));
+      const std::uint64_t last_block = r.last >> RegionProfile::kFootprintBlockShift;
+      if (next > last_block || gap > last_block - next) return in.fail(f, "block outside [base, last]");
+      const std::uint64_t block = next + gap;
+      if (lines >= r.lines_in_block(block)) return in.fail(f, "more lines than the block holds in [base, last]");
+      sum += lines + 1;
+      r.footprint.emplace_back(block, static_cast<std::uint32_t>(lines + 1));
+      next = block + 1;
+    }
+    if (sum != ws) return in.fail(fp, "lines add up to " + std::to_string(sum) + ", not the working set " + std::to_string(ws));
+  }
   if (flags & kFlagMerged) {
     in.at(Col::Merged);
     HMTT_READ(merged, in.u(path + ".merged"));

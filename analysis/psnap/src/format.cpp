@@ -48,6 +48,12 @@ Json to_json(const StreamProfile& p) {
       if (r.merged) rj["merged"] = r.merged;
       rj["instances_seen"] = Json::array({r.first_instance, r.last_instance});
       if (r.growth.size() == RegionProfile::kGrowthPoints) rj["growth"] = r.growth;  // as the binary writer
+      if (!r.footprint.empty()) {
+        Json fp = Json::array();
+        for (const auto& [block, lines] : r.footprint)
+          fp.push_back(Json::array({block << RegionProfile::kFootprintBlockShift, lines}));
+        rj["footprint"] = std::move(fp);
+      }
       Json kinds = Json::object();
       for (std::size_t k = 0; k < 4; ++k)
         if (r.kinds[k]) kinds[std::string(kKindNames[k])] = r.kinds[k];
@@ -174,6 +180,31 @@ Result<RegionProfile> region_from_json(const Json& rj, const std::string& path) 
       previous = *g;
       r.growth.push_back(static_cast<std::uint32_t>(*g));
     }
+  }
+  if (const auto it = rj.find("footprint"); it != rj.end()) {
+    const std::string fp = path + ".footprint";
+    if (!it->is_array() || it->empty()) return field_error(fp, "expected [[block address, lines], ...]");
+    std::uint64_t sum = 0;
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      const auto& e = (*it)[i];
+      const std::string f = fp + "[" + std::to_string(i) + "]";
+      if (!e.is_array() || e.size() != 2) return field_error(f, "expected [block address, lines]");
+      auto a = u64_value(e[0], f + "[0]");
+      if (!a) return a.error();
+      if (*a & ((std::uint64_t{1} << RegionProfile::kFootprintBlockShift) - 1))
+        return field_error(f + "[0]", "not a 64 KiB block's address");
+      const std::uint64_t block = *a >> RegionProfile::kFootprintBlockShift;
+      if (!r.footprint.empty() && block <= r.footprint.back().first) return field_error(f + "[0]", "not above the block before");
+      const std::uint64_t room = r.lines_in_block(block);
+      if (room == 0) return field_error(f + "[0]", "block outside [base, last]");
+      auto n = u64_value(e[1], f + "[1]");
+      if (!n) return n.error();
+      if (*n == 0 || *n > room) return field_error(f + "[1]", "expected 1 .. " + std::to_string(room) + " lines (the block's in [base, last])");
+      sum += *n;
+      r.footprint.emplace_back(block, static_cast<std::uint32_t>(*n));
+    }
+    if (sum != r.working_set)
+      return field_error(fp, "lines add up to " + std::to_string(sum) + ", not the working set " + std::to_string(r.working_set));
   }
   if (const auto it = rj.find("code"); it != rj.end()) {
     if (!it->is_boolean()) return field_error(path + ".code", "expected true or false");

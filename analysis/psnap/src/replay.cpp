@@ -1,6 +1,7 @@
 // The replay phase of PSnAP: region metrics generate addresses, pattern
 // buffers interleave them, loop streams are concatenated in their order.
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <optional>
@@ -19,6 +20,36 @@ std::size_t draw(const std::vector<std::uint64_t>& cumulative, std::mt19937_64& 
   return static_cast<std::size_t>(std::upper_bound(cumulative.begin(), cumulative.end(), r) - cumulative.begin());
 }
 
+std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// The i-th of a pseudo-random order of 0 .. n - 1 fixed by three odd keys: a bijection of the next
+// power of two (odd multiplications, xor-shifts and additions), walked until it falls below n.
+std::uint64_t permuted(std::uint64_t i, std::uint64_t n, const std::array<std::uint64_t, 3>& keys) {
+  const std::uint64_t mask = std::bit_ceil(n) - 1;
+  const int half = std::max(1, static_cast<int>(std::bit_width(mask)) / 2);
+  std::uint64_t x = i;
+  do {
+    for (const auto k : keys) {
+      x = (x * k) & mask;
+      x ^= x >> half;
+      x = (x + (k >> 7)) & mask;
+    }
+  } while (x >= n);
+  return x;
+}
+
+// The same, the keys drawn from one 64-bit key.
+std::uint64_t permuted(std::uint64_t i, std::uint64_t n, std::uint64_t key) {
+  std::array<std::uint64_t, 3> keys{};
+  for (auto& k : keys) k = (key = splitmix64(key)) | 1;
+  return permuted(i, n, keys);
+}
+
 std::vector<std::uint64_t> cumulate(const std::uint64_t* first, std::size_t n) {
   std::vector<std::uint64_t> c(n);
   std::uint64_t t = 0;
@@ -29,8 +60,10 @@ std::vector<std::uint64_t> cumulate(const std::uint64_t* first, std::size_t n) {
 // One region's generator; its walk continues across loop instances.
 class RegionWalk {
  public:
-  RegionWalk(const RegionProfile& p, ReturnScope returns)
-      : p_(p), cursor_(p.first), by_last_touch_(returns == ReturnScope::Loop && p.merged == 0) {
+  // layout_key: the stream's order of lines within each 64 KiB block (footprint_line), the same
+  // for every region so that merged regions over the same blocks share their lines.
+  RegionWalk(const RegionProfile& p, ReturnScope returns, std::uint64_t layout_key)
+      : p_(p), cursor_(p.first), by_last_touch_(returns == ReturnScope::Loop && p.merged == 0), layout_key_(layout_key) {
     // The range in whole grains: the largest power of two (up to a line) dividing every address
     // and stride the profile holds. A board's 64-byte bursts then stay on line boundaries when a
     // stride wraps (with a span of last - base + 1 a wrap lands one byte short, and each such
@@ -95,6 +128,36 @@ class RegionWalk {
     // there it made xz's L3 error 1.6 -> 3.3 % and bzip2's 2.4 -> 3.6 % (docs/accuracy.md).
     fresh_far_ = p.merged ? 0 : p.working_set;
     if (p.merged) draw_slots_ = merged_draw_slots(p);
+    lay_out_footprint();
+  }
+
+  // A region with footprint blocks draws its far jumps' slots from them: each block holds its
+  // share of the slots (its lines, scaled from the working set to draw_slots_ where that is more,
+  // at most the block's lines in the range).
+  void lay_out_footprint() {
+    if (p_.footprint.empty() || p_.working_set == 0) return;
+    const double scale = draw_slots_ > p_.working_set
+                             ? static_cast<double>(draw_slots_) / static_cast<double>(p_.working_set)
+                             : 1.0;
+    std::uint64_t total = 0;
+    for (const auto& [block, lines] : p_.footprint) {
+      const auto want = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(lines * scale)));
+      total += std::min(want, p_.lines_in_block(block));
+      footprint_slots_.push_back(total);
+    }
+  }
+
+  // Slot s of the footprint: its block, and there the line at that place in the block's order
+  // (permuted, keyed by the stream and the block: the same lines for every region, a hash table's
+  // slots taken in no pattern a cache's sets would see).
+  std::uint64_t footprint_line(std::uint64_t s) const {
+    const auto b = static_cast<std::size_t>(std::upper_bound(footprint_slots_.begin(), footprint_slots_.end(), s) -
+                                            footprint_slots_.begin());
+    const std::uint64_t j = s - (b > 0 ? footprint_slots_[b - 1] : 0);
+    const std::uint64_t block = p_.footprint[b].first;
+    const std::uint64_t first_line = std::max(block << (RegionProfile::kFootprintBlockShift - 6), p_.base >> 6);
+    const std::uint64_t room = p_.lines_in_block(block);
+    return (first_line + permuted(j, room, layout_key_ ^ splitmix64(block))) << 6;
   }
 
   // A merged region's far jumps are drawn at random, over its working-set slots (a hash table's
@@ -415,6 +478,8 @@ class RegionWalk {
         line = line_of(shuffled(far_jumps_++, slots, rng));
         if (!by_last_touch_ || !last_touch_.contains(std::clamp(line + offset_in_line, p_.base, p_.last) >> 6)) break;
       }
+    } else if (!footprint_slots_.empty()) {
+      line = footprint_line(rng() % footprint_slots_.back());
     } else if (draw_slots_ > 0 && !dense) {
       // A merged region of first touches: draws over more slots (merged_draw_slots).
       const std::uint64_t n = std::min(draw_slots_, lines_in_range);
@@ -425,22 +490,11 @@ class RegionWalk {
     return std::clamp(line + offset_in_line, p_.base, p_.last);
   }
 
-  // The i-th of a fixed pseudo-random order of 0 .. n - 1: a bijection of the next power of two
-  // (odd multiplications, xor-shifts and additions with keys drawn once), walked until it falls below n.
+  // The i-th of a fixed pseudo-random order of 0 .. n - 1 (permuted), its keys drawn once.
   std::uint64_t shuffled(std::uint64_t i, std::uint64_t n, std::mt19937_64& rng) {
     if (keys_[0] == 0)
       for (auto& k : keys_) k = rng() | 1;
-    const std::uint64_t mask = std::bit_ceil(n) - 1;
-    const int half = std::max(1, static_cast<int>(std::bit_width(mask)) / 2);
-    std::uint64_t x = i;
-    do {
-      for (const auto k : keys_) {
-        x = (x * k) & mask;
-        x ^= x >> half;
-        x = (x + (k >> 7)) & mask;
-      }
-    } while (x >= n);
-    return x;
+    return permuted(i, n, keys_);
   }
 
   const RegionProfile& p_;
@@ -491,6 +545,8 @@ class RegionWalk {
   std::uint64_t draw_slots_ = 0;       // merged region: slots its far jumps draw over (0 = working set)
   std::uint64_t fresh_far_ = 0;        // how many far jumps take fresh slots (the constructor)
   std::array<std::uint64_t, 3> keys_{};  // the slot order's keys (0: not drawn yet)
+  std::uint64_t layout_key_;            // footprint_line's order of lines in a block
+  std::vector<std::uint64_t> footprint_slots_;  // cumulative slots per footprint block (lay_out_footprint)
   std::uint64_t moves_ = 0, returns_ = 0;  // this walk's line-changing strides, and returns among them
   // A data walk steers its moves by distance bin from this many accesses on (steer_by_bin).
   static constexpr std::uint64_t kSteerByBinAfter = std::uint64_t{1} << 19;
@@ -511,11 +567,12 @@ class ReplaySource final : public ReferenceSource {
   ReplaySource(StreamProfile profile, std::uint64_t length, std::uint64_t seed)
       : profile_(std::move(profile)), length_(length ? length : profile_.references), rng_(seed),
         by_mean_(profile_.code_delimited()) {
+    const std::uint64_t layout_key = splitmix64(seed ^ 0x6a09e667f3bcc909ULL);  // not drawn from rng_
     for (const auto& l : profile_.loops) {
       LoopReplay r;
       r.loop = &l;
       r.walks.reserve(l.regions.size());
-      for (const auto& reg : l.regions) r.walks.emplace_back(reg, profile_.knobs.returns);
+      for (const auto& reg : l.regions) r.walks.emplace_back(reg, profile_.knobs.returns, layout_key);
       r.in_pattern.assign(l.regions.size(), 0);
       for (const auto& e : l.pattern) r.in_pattern[e.first] = 1;
       loops_.push_back(std::move(r));

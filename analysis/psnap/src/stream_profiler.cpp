@@ -53,6 +53,14 @@ std::uint64_t RegionProfile::swept() const {
   return n;
 }
 
+std::uint64_t RegionProfile::lines_in_block(std::uint64_t block) const {
+  constexpr int kLineBits = kFootprintBlockShift - 6;
+  if (base > last || block < (base >> kFootprintBlockShift) || block > (last >> kFootprintBlockShift)) return 0;
+  const std::uint64_t lo = std::max(block << kLineBits, base >> 6);
+  const std::uint64_t hi = std::min(((block + 1) << kLineBits) - 1, last >> 6);
+  return hi - lo + 1;
+}
+
 double StreamProfile::complexity() const {
   return (1000.0 * static_cast<double>(loops.size()) + (80.0 + 3610.0) * static_cast<double>(region_count())) /
          (1000.0 + 80.0 + 3610.0);
@@ -207,6 +215,11 @@ struct RegionAccumulator {
   RegionProfile finished() const {
     RegionProfile r = p;
     r.working_set = lines.size();
+    if (p.merged > 0) {
+      std::map<std::uint64_t, std::uint32_t> blocks;
+      for (const auto& [line, at] : lines) ++blocks[line >> (RegionProfile::kFootprintBlockShift - 6)];
+      r.footprint.assign(blocks.begin(), blocks.end());
+    }
     if (!p.code && p.count >= RegionProfile::kGrowthMinCount && t_last > t_first) r.growth = growth();
     std::array<std::uint64_t, kStrideBins> best{};
     for (const auto& [s, c] : exact) {

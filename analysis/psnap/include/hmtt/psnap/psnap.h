@@ -164,6 +164,17 @@ struct RegionProfile {
   static constexpr std::uint32_t kGrowthScale = 65536;
   static constexpr std::uint64_t kGrowthMinCount = std::uint64_t{1} << 19;
   std::vector<std::uint32_t> growth;
+  // Where a merged region's lines lie (an hmtt extension, binary version 7):
+  // for each 64 KiB block of the address space holding any of them, in
+  // ascending order, (block number = address >> 16, the region's distinct
+  // 64-byte lines in it); the lines add up to working_set. Empty for other
+  // regions. A merged region stands for scattered regions far apart (xz's:
+  // 16-79 MB ranges, a few MB used), and replay lays its lines out in these
+  // blocks instead of evenly over the range (docs/psnap.md, *Replay*).
+  static constexpr int kFootprintBlockShift = 16;
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> footprint;
+  // The 64-byte lines of `block` inside [base, last] (0 outside the range).
+  std::uint64_t lines_in_block(std::uint64_t block) const;
   // Stride-order graph: transitions[from * kStrideBins + to] = how often a
   // stride of bin `to` followed one of bin `from` in this region.
   std::vector<std::uint64_t> transitions = std::vector<std::uint64_t>(kStrideBins * kStrideBins, 0);
@@ -239,13 +250,14 @@ std::string to_binary(const StreamProfile& p, BinaryCompression compression = Bi
 Result<StreamProfile> from_binary(std::string_view data);
 bool is_binary_profile(std::string_view data);
 // The body alone (no header, no compression, no CRC): for tests and fuzzing.
-// encode_body writes the current version's (5); decode_body reads `version`'s
+// encode_body writes the current version's (7); decode_body reads `version`'s
 // (1 has no lattice_stride, which then reads as 0; 1 and 2 have no return
 // scope, which then reads as ReturnScope::Window; 1 .. 3 hold one sweep at most, its
 // strides each a run of its own; 1 .. 4 have no loop code regions, which then read as
-// kOtherRegionId).
+// kOtherRegionId; 1 .. 5 no growth curves, 1 .. 6 no footprint blocks: their flags are
+// reserved bits there).
 std::string encode_body(const StreamProfile& p, BodyLayout layout = BodyLayout::Interleaved);
-Result<StreamProfile> decode_body(std::string_view body, int version = 5, BodyLayout layout = BodyLayout::Interleaved);
+Result<StreamProfile> decode_body(std::string_view body, int version = 7, BodyLayout layout = BodyLayout::Interleaved);
 
 // The synthetic stream of a profile: `length` references (0 = the profile's count).
 std::unique_ptr<ReferenceSource> make_replay(StreamProfile profile, std::uint64_t length, std::uint64_t seed);
