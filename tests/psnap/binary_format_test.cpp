@@ -122,7 +122,7 @@ TEST_CASE("psnap binary profile: decode(encode(p)) == p, stored, deflated and LZ
   std::sort(a.begin(), a.end());
   std::sort(b.begin(), b.end());
   CHECK(a == b);
-  auto from_columns = psnap::decode_body(columns, 7, psnap::BodyLayout::Columns);
+  auto from_columns = psnap::decode_body(columns, 8, psnap::BodyLayout::Columns);
   REQUIRE(from_columns.ok());
   CHECK(*from_columns == p);
   auto body = psnap::decode_body(psnap::encode_body(p));
@@ -320,7 +320,7 @@ TEST_CASE("psnap binary profile: header errors name the byte") {
     };
     CHECK(error_of("HMTTPS").find("byte 6: the 20-byte header is cut short") != std::string::npos);
     CHECK(edited(0, 'X').find("byte 0: not a binary PSnAP profile") != std::string::npos);
-    CHECK(edited(8, 8).find("byte 8: version 8 (this reader knows 1 to 7)") != std::string::npos);
+    CHECK(edited(8, 9).find("byte 8: version 9 (this reader knows 1 to 8)") != std::string::npos);
     CHECK(edited(8, 0).find("byte 8: version 0") != std::string::npos);
     CHECK(edited(9, 7).find("byte 9: unknown compression 7 (0 stored, 1 deflate, 2 LZMA2)") != std::string::npos);
     if (!stored)
@@ -574,7 +574,7 @@ TEST_CASE("psnap binary profile: a region's growth curve round-trips (version 6)
   for (auto c : {psnap::BinaryCompression::Stored, psnap::BinaryCompression::Lzma})
     for (auto layout : {psnap::BodyLayout::Interleaved, psnap::BodyLayout::Columns}) {
       const std::string bytes = psnap::to_binary(p, c, layout);
-      CHECK(bytes[8] == 7);  // the version written (growth curves since 6)
+      CHECK(bytes[8] == 8);  // the version written (growth curves since 6)
       auto back = psnap::from_binary(bytes);
       REQUIRE(back.ok());
       CHECK(*back == p);
@@ -611,6 +611,50 @@ TEST_CASE("psnap binary profile: a region's growth curve round-trips (version 6)
   CHECK(json_error([](auto& g) { g[7] = 65537u; }).find("growth[7]: past the lifetime's end") != std::string::npos);
 }
 
+TEST_CASE("psnap binary profile: a region's activity curve round-trips (version 8), and a bad one is named") {
+  auto p = mixed_profile();
+  auto& r = p.loops[0].regions[1];
+  r.first_instance = 2;
+  r.last_instance = 9;
+  r.activity = {300, 700, 1500, 1500, 2600, 5000, 9000, 65536};
+  for (auto c : {psnap::BinaryCompression::Stored, psnap::BinaryCompression::Lzma})
+    for (auto layout : {psnap::BodyLayout::Interleaved, psnap::BodyLayout::Columns}) {
+      const std::string bytes = psnap::to_binary(p, c, layout);
+      CHECK(bytes[8] == 8);
+      auto back = psnap::from_binary(bytes);
+      REQUIRE(back.ok());
+      CHECK(*back == p);
+    }
+  auto via_json = psnap::from_json(psnap::to_json(p));
+  REQUIRE(via_json.ok());
+  CHECK(via_json->loops[0].regions[1].activity == r.activity);
+  CHECK(psnap::to_json(*via_json) == psnap::to_json(p));
+  // A version 7 file has no activity curves: the flag (bit 6) is a reserved bit there.
+  std::string v7 = psnap::to_binary(p, psnap::BinaryCompression::Stored, psnap::BodyLayout::Interleaved);
+  v7[8] = 7;
+  CHECK(error_of(v7).find("(.loops[0].regions[1].flags): reserved bits set") != std::string::npos);
+  // Steps past the lifetime's end; a curve for a region of one instance.
+  auto late = p;
+  late.loops[0].regions[1].activity.back() = 70000;
+  CHECK(error_of(psnap::to_binary(late)).find("(.loops[0].regions[1].activity[7]): past the lifetime's end (65536)") !=
+        std::string::npos);
+  auto single = p;
+  single.loops[0].regions[1].last_instance = 2;
+  CHECK(error_of(psnap::to_binary(single)).find("(.loops[0].regions[1].activity): flagged for a region of one instance") !=
+        std::string::npos);
+  // The JSON export checks the same, and the count and the order.
+  auto json_error = [&](auto edit) {
+    auto j = psnap::to_json(p);
+    edit(j["loops"][0]["regions"][1]);
+    auto q = psnap::from_json(j);
+    return q.ok() ? std::string() : q.error().message;
+  };
+  CHECK(json_error([](auto& g) { g["activity"].erase(g["activity"].begin()); }).find("activity: expected 8 shares") != std::string::npos);
+  CHECK(json_error([](auto& g) { g["activity"][4] = 1499u; }).find("activity[4]: below the one before") != std::string::npos);
+  CHECK(json_error([](auto& g) { g["activity"][7] = 65537u; }).find("activity[7]: past the lifetime's end") != std::string::npos);
+  CHECK(json_error([](auto& g) { g["instances_seen"][1] = 2u; }).find("activity: given for a region of one instance") != std::string::npos);
+}
+
 TEST_CASE("psnap binary profile: a merged region's footprint blocks round-trip (version 7), and a bad one is named") {
   const auto p = mixed_profile();
   // The pointer chase over 6.4 MB: merged regions, each with the 64 KiB blocks of its lines.
@@ -632,7 +676,7 @@ TEST_CASE("psnap binary profile: a merged region's footprint blocks round-trip (
   for (auto c : {psnap::BinaryCompression::Stored, psnap::BinaryCompression::Lzma})
     for (auto layout : {psnap::BodyLayout::Interleaved, psnap::BodyLayout::Columns}) {
       const std::string bytes = psnap::to_binary(p, c, layout);
-      CHECK(bytes[8] == 7);
+      CHECK(bytes[8] == 8);
       auto back = psnap::from_binary(bytes);
       REQUIRE(back.ok());
       CHECK(*back == p);

@@ -613,3 +613,69 @@ TEST_CASE("psnap replay: a region's fractional budget per instance carries over,
   CHECK(static_cast<double>(medium) < 1.05 * static_cast<double>(medium_region_accesses(original)));
   CHECK(static_cast<double>(medium) > 0.95 * static_cast<double>(medium_region_accesses(original)));
 }
+
+namespace {
+// A table busy while the input reaches it, then touched rarely (a block of xz's binary-tree array):
+// 16 windows of 65,536 references; region R (64 KiB from 0x5000000, walked in steps of 8 bytes)
+// takes 8,000 references in each of the first two windows and 100 in each later one; the rest go to
+// S, a 1 MiB array walked the same way, evenly.
+constexpr std::uint64_t kBusyBase = 0x5000000;
+std::vector<Reference> busy_then_rare() {
+  std::vector<Reference> t;
+  std::uint64_t r = 0, s = 0;
+  for (std::uint64_t w = 0; w < 16; ++w) {
+    const std::uint64_t busy = w < 2 ? 8000 : 100, every = 65536 / busy;
+    for (std::uint64_t i = 0; i < 65536; ++i) {
+      const bool to_r = i % every == 0 && i / every < busy;
+      const std::uint64_t a = to_r ? kBusyBase + (r++ * 8) % 65536 : 0x9000000 + (s++ * 8) % (1u << 20);
+      t.push_back({.time = t.size(), .address = a, .size = 8, .kind = Kind::Read});
+    }
+  }
+  return t;
+}
+std::uint64_t busy_in(const std::vector<Reference>& t, std::size_t begin, std::size_t end) {
+  std::uint64_t n = 0;
+  for (std::size_t i = begin; i < std::min(end, t.size()); ++i) n += t[i].address >= kBusyBase && t[i].address < kBusyBase + 65536;
+  return n;
+}
+}  // namespace
+
+TEST_CASE("psnap replay: a region busy in its first instances gets its accesses there (activity curve)") {
+  const auto t = busy_then_rare();
+  PsnapKnobs one_loop;
+  one_loop.loop_similarity = 0.0;
+  auto p = profile_of(t, one_loop);
+  REQUIRE(p.loops.size() == 1);
+  REQUIRE(p.loops[0].instances == 16);
+  const RegionProfile* busy = nullptr;
+  for (const auto& r : p.loops[0].regions) {
+    if (r.base >= kBusyBase && r.last < kBusyBase + 65536) busy = &r;
+    else CHECK(r.activity.empty());  // S's accesses are even over its lifetime
+  }
+  REQUIRE(busy != nullptr);
+  REQUIRE(busy->count == 17400);
+  REQUIRE(busy->activity.size() == RegionProfile::kActivityPoints);
+  // 16,000 of its 17,400 accesses (seven eighths and more) are in the first two of 16 instances;
+  // the last eighth's end is the last instance's end.
+  for (std::size_t j = 0; j + 1 < RegionProfile::kActivityPoints; ++j) {
+    const double at = static_cast<double>(busy->activity[j]) / RegionProfile::kGrowthScale;
+    const double eighth = static_cast<double>(j + 1) * 17400 / 8;
+    CHECK(at == doctest::Approx(eighth / 8000 / 16).epsilon(0.02));
+  }
+  CHECK(busy->activity.back() > RegionProfile::kGrowthScale * 15 / 16);
+  // Replayed, the first two instances get the curve's seven eighths (15,225; the original's
+  // 16,000), and the last eighth is spread from there to the end (1,234 in the last eight
+  // instances; the original's 800). With an even share they got 2,175, and 8,700 in the last eight
+  // before S's even share was scaled to what the busy region leaves of each instance.
+  const auto a = replay(p);
+  CHECK(busy_in(a, 0, a.size()) == doctest::Approx(17400).epsilon(0.01));
+  CHECK(busy_in(a, 0, 2 * 65536) == doctest::Approx(15225).epsilon(0.03));
+  CHECK(busy_in(a, 8 * 65536, 16 * 65536) == doctest::Approx(1234).epsilon(0.1));
+  // The curve survives both formats.
+  auto back = from_binary(to_binary(p));
+  REQUIRE(back.ok());
+  CHECK(back->loops[0].regions == p.loops[0].regions);
+  for (auto& r : p.loops[0].regions) r.activity.clear();
+  const auto even = replay(p);
+  CHECK(busy_in(even, 0, 2 * 65536) < 3000);
+}

@@ -71,6 +71,7 @@ covered "two sweeps"            'any(len(r.get("sweeps", [])) == 2 for r in regi
 covered "a sweep's long runs"   'any(w[3] > 0 for r in regions for w in r.get("sweeps", []))'
 covered "alternations"          'any(w[4] > 0 for r in regions for w in r.get("sweeps", []))'
 covered "footprint blocks"      'any("footprint" in r for r in regions)'
+covered "an activity curve"     'any("activity" in r for r in regions)'
 covered "a loop from I-Code events" 'any("code_region" in l for f in sys.argv[1:] for l in json.load(open(f))["loops"])'
 
 # ---- mutated profiles: the schema must reject each -----------------------------------------------
@@ -133,6 +134,16 @@ mutant footprint-lines-0 default set $M/footprint/0/1 0          'footprint\[0\]
 mutant footprint-offset  default set $M/footprint/0/0 64         'footprint\[0\]\[0\]: not a 64 KiB block'
 mutant footprint-pair    default append $M/footprint/0 1         'footprint\[0\]: expected \[block address, lines\]'
 mutant footprint-empty   default set $M/footprint '[]'           'footprint: expected \[\[block address, lines\]'
+# an activity curve: the first region that has one in the board capture's profile
+A=$("$PYTHON" -c '
+import json, sys
+p = json.load(open(sys.argv[1]))
+print(next(("/loops/%d/regions/%d" % (i, j) for i, l in enumerate(p["loops"]) for j, r in enumerate(l["regions"]) if "activity" in r), "/none"))
+' "$dir/store.json")
+has store $A/activity/0
+mutant activity-short   store delete $A/activity/0 ''            'activity: expected 8 shares of the lifetime'
+mutant activity-late    store set $A/activity/7 65537            'activity\[7\]: past the lifetime.s end'
+mutant activity-float   store set $A/activity/0 0.5              'activity\[0\]: expected an unsigned integer'
 
 if [ "$fails" -ne 0 ]; then
   echo "$fails check(s) failed"

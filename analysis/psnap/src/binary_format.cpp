@@ -21,11 +21,11 @@ namespace {
 
 constexpr std::size_t kHeaderBytes = 20;
 // 2 added lattice_stride, 3 the return scope, 4 the sweep's runs, 5 the loops' code regions, 6 the
-// regions' footprint growth, 7 the merged regions' footprint blocks; 1 .. 6 are still read
-// (lattice_stride 0 in 1, returns counted within a window in 1 and 2, each sweep stride a run of its
-// own in 1 .. 3, no loop from a code region in 1 .. 4, no growth curve in 1 .. 5, no footprint
-// blocks in 1 .. 6).
-constexpr std::uint8_t kVersion = 7;
+// regions' footprint growth, 7 the merged regions' footprint blocks, 8 the regions' activity
+// curves; 1 .. 7 are still read (lattice_stride 0 in 1, returns counted within a window in 1 and 2,
+// each sweep stride a run of its own in 1 .. 3, no loop from a code region in 1 .. 4, no growth
+// curve in 1 .. 5, no footprint blocks in 1 .. 6, no activity curve in 1 .. 7).
+constexpr std::uint8_t kVersion = 8;
 constexpr std::uint8_t kStored = 0;
 constexpr std::uint8_t kDeflate = 1;
 constexpr std::uint8_t kLzma = 2;
@@ -53,7 +53,7 @@ struct LzmaFilter {
   }
 };
 constexpr std::uint8_t kFlagCode = 1, kFlagMerged = 2, kFlagMoves = 4, kFlagSweep = 8, kFlagGrowth = 16,
-                         kFlagFootprint = 32;
+                         kFlagFootprint = 32, kFlagActivity = 64;
 
 std::int64_t nominal(int bin) {
   if (bin == 0 || bin >= kRandomBin) return 0;
@@ -139,6 +139,8 @@ void write_region(BodyWriter& w, const RegionProfile& r, std::uint64_t previous_
   const bool growth = r.growth.size() == RegionProfile::kGrowthPoints;
   if (growth) flags |= kFlagGrowth;
   if (!r.footprint.empty()) flags |= kFlagFootprint;
+  const bool activity = r.activity.size() == RegionProfile::kActivityPoints;
+  if (activity) flags |= kFlagActivity;
   w.at(Col::Flags);
   w.byte(flags);
   w.at(Col::Base);
@@ -172,6 +174,13 @@ void write_region(BodyWriter& w, const RegionProfile& r, std::uint64_t previous_
     for (const auto g : r.growth) {
       w.u(g - std::min(g, previous));  // non-decreasing: the steps
       previous = std::max(g, previous);
+    }
+  }
+  if (activity) {
+    std::uint32_t previous = 0;
+    for (const auto a : r.activity) {
+      w.u(a - std::min(a, previous));  // non-decreasing: the steps
+      previous = std::max(a, previous);
     }
   }
   w.at(Col::Kinds);
@@ -373,7 +382,7 @@ Result<RegionProfile> read_region(BodyReader& in, const std::string& path, std::
   in.at(Col::Flags);
   HMTT_READ(flags, in.byte(path + ".flags"));
   const std::uint8_t known = kFlagCode | kFlagMerged | kFlagMoves | kFlagSweep | (version >= 6 ? kFlagGrowth : 0) |
-                             (version >= 7 ? kFlagFootprint : 0);
+                             (version >= 7 ? kFlagFootprint : 0) | (version >= 8 ? kFlagActivity : 0);
   if (flags & ~known) return in.fail(path + ".flags", "reserved bits set");
   r.code = flags & kFlagCode;
   in.at(Col::Base);
@@ -436,6 +445,17 @@ Result<RegionProfile> read_region(BodyReader& in, const std::string& path, std::
       if (step > RegionProfile::kGrowthScale - at) return in.fail(f, "past the lifetime's end (65536)");
       at += step;
       r.growth.push_back(static_cast<std::uint32_t>(at));
+    }
+  }
+  if (flags & kFlagActivity) {
+    if (r.last_instance == r.first_instance) return in.fail(path + ".activity", "flagged for a region of one instance");
+    std::uint64_t at = 0;
+    for (std::size_t j = 0; j < RegionProfile::kActivityPoints; ++j) {
+      const std::string f = path + ".activity[" + std::to_string(j) + "]";
+      HMTT_READ(step, in.u(f));
+      if (step > RegionProfile::kGrowthScale - at) return in.fail(f, "past the lifetime's end (65536)");
+      at += step;
+      r.activity.push_back(static_cast<std::uint32_t>(at));
     }
   }
   in.at(Col::Kinds);

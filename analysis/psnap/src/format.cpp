@@ -48,6 +48,7 @@ Json to_json(const StreamProfile& p) {
       if (r.merged) rj["merged"] = r.merged;
       rj["instances_seen"] = Json::array({r.first_instance, r.last_instance});
       if (r.growth.size() == RegionProfile::kGrowthPoints) rj["growth"] = r.growth;  // as the binary writer
+      if (r.activity.size() == RegionProfile::kActivityPoints) rj["activity"] = r.activity;
       if (!r.footprint.empty()) {
         Json fp = Json::array();
         for (const auto& [block, lines] : r.footprint)
@@ -179,6 +180,22 @@ Result<RegionProfile> region_from_json(const Json& rj, const std::string& path) 
       if (*g < previous) return field_error(f, "below the one before");
       previous = *g;
       r.growth.push_back(static_cast<std::uint32_t>(*g));
+    }
+  }
+  if (const auto it = rj.find("activity"); it != rj.end()) {
+    const std::string ap = path + ".activity";
+    if (!it->is_array() || it->size() != RegionProfile::kActivityPoints)
+      return field_error(ap, "expected 8 shares of the lifetime (0 .. 65536)");
+    if (r.last_instance == r.first_instance) return field_error(ap, "given for a region of one instance");
+    std::uint64_t previous = 0;
+    for (std::size_t j = 0; j < RegionProfile::kActivityPoints; ++j) {
+      const std::string f = ap + "[" + std::to_string(j) + "]";
+      auto a = u64_value((*it)[j], f);
+      if (!a) return a.error();
+      if (*a > RegionProfile::kGrowthScale) return field_error(f, "past the lifetime's end (65536)");
+      if (*a < previous) return field_error(f, "below the one before");
+      previous = *a;
+      r.activity.push_back(static_cast<std::uint32_t>(*a));
     }
   }
   if (const auto it = rj.find("footprint"); it != rj.end()) {

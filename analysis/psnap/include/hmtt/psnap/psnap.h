@@ -164,6 +164,22 @@ struct RegionProfile {
   static constexpr std::uint32_t kGrowthScale = 65536;
   static constexpr std::uint64_t kGrowthMinCount = std::uint64_t{1} << 19;
   std::vector<std::uint32_t> growth;
+  // Activity over the lifetime (an hmtt extension, binary version 8), kept where a
+  // data region's accesses are not spread evenly over its loop instances, else empty:
+  // activity[j] is where in its lifetime (first_instance to last_instance + 1, in
+  // units of 1 / kGrowthScale; instance i's accesses fill [i, i + 1) in order) the
+  // (j + 1)-th eighth of its accesses was reached; non-decreasing, the last one the
+  // lifetime's end or less. Replay gives each instance the accesses the curve puts
+  // there, instead of an even share: a block of xz's binary-tree array is busy for
+  // the few instances after the input reaches it, then touched rarely up to the end
+  // (docs/psnap.md, *Replay*).
+  static constexpr std::size_t kActivityPoints = 8;
+  // Kept for data regions of this many accesses or more whose lifetime spans two
+  // instances or more, where a point of the curve is this far (as a share of the
+  // lifetime) from even.
+  static constexpr std::uint64_t kActivityMinCount = 256;
+  static constexpr double kActivityUneven = 0.125;
+  std::vector<std::uint32_t> activity;
   // Where a merged region's lines lie (an hmtt extension, binary version 7):
   // for each 64 KiB block of the address space holding any of them, in
   // ascending order, (block number = address >> 16, the region's distinct
@@ -250,14 +266,14 @@ std::string to_binary(const StreamProfile& p, BinaryCompression compression = Bi
 Result<StreamProfile> from_binary(std::string_view data);
 bool is_binary_profile(std::string_view data);
 // The body alone (no header, no compression, no CRC): for tests and fuzzing.
-// encode_body writes the current version's (7); decode_body reads `version`'s
+// encode_body writes the current version's (8); decode_body reads `version`'s
 // (1 has no lattice_stride, which then reads as 0; 1 and 2 have no return
 // scope, which then reads as ReturnScope::Window; 1 .. 3 hold one sweep at most, its
 // strides each a run of its own; 1 .. 4 have no loop code regions, which then read as
-// kOtherRegionId; 1 .. 5 no growth curves, 1 .. 6 no footprint blocks: their flags are
-// reserved bits there).
+// kOtherRegionId; 1 .. 5 no growth curves, 1 .. 6 no footprint blocks, 1 .. 7 no
+// activity curves: their flags are reserved bits there).
 std::string encode_body(const StreamProfile& p, BodyLayout layout = BodyLayout::Interleaved);
-Result<StreamProfile> decode_body(std::string_view body, int version = 7, BodyLayout layout = BodyLayout::Interleaved);
+Result<StreamProfile> decode_body(std::string_view body, int version = 8, BodyLayout layout = BodyLayout::Interleaved);
 
 // The synthetic stream of a profile: `length` references (0 = the profile's count).
 std::unique_ptr<ReferenceSource> make_replay(StreamProfile profile, std::uint64_t length, std::uint64_t seed);
