@@ -169,20 +169,15 @@ void write_region(BodyWriter& w, const RegionProfile& r, std::uint64_t previous_
   w.at(Col::Instances);
   w.u(r.first_instance);
   w.u(r.last_instance - r.first_instance);
-  if (growth) {
+  auto curve = [&w](const std::vector<std::uint32_t>& points) {
     std::uint32_t previous = 0;
-    for (const auto g : r.growth) {
+    for (const auto g : points) {
       w.u(g - std::min(g, previous));  // non-decreasing: the steps
       previous = std::max(g, previous);
     }
-  }
-  if (activity) {
-    std::uint32_t previous = 0;
-    for (const auto a : r.activity) {
-      w.u(a - std::min(a, previous));  // non-decreasing: the steps
-      previous = std::max(a, previous);
-    }
-  }
+  };
+  if (growth) curve(r.growth);
+  if (activity) curve(r.activity);
   w.at(Col::Kinds);
   std::uint8_t kinds = 0;
   for (std::size_t k = 0; k < r.kinds.size(); ++k)
@@ -437,26 +432,22 @@ Result<RegionProfile> read_region(BodyReader& in, const std::string& path, std::
   if (lifetime > ~first_instance) return in.fail(path + ".last_instance", "past 2^64 - 1");
   r.first_instance = first_instance;
   r.last_instance = first_instance + lifetime;
-  if (flags & kFlagGrowth) {
+  // A curve of 8 shares of the lifetime (growth, activity), as steps that must not pass 65536.
+  auto curve = [&in](const std::string& field, std::vector<std::uint32_t>& points) -> Status {
     std::uint64_t at = 0;
     for (std::size_t j = 0; j < RegionProfile::kGrowthPoints; ++j) {
-      const std::string f = path + ".growth[" + std::to_string(j) + "]";
+      const std::string f = field + "[" + std::to_string(j) + "]";
       HMTT_READ(step, in.u(f));
       if (step > RegionProfile::kGrowthScale - at) return in.fail(f, "past the lifetime's end (65536)");
       at += step;
-      r.growth.push_back(static_cast<std::uint32_t>(at));
+      points.push_back(static_cast<std::uint32_t>(at));
     }
-  }
+    return Status::success();
+  };
+  if (flags & kFlagGrowth) HMTT_TRY(curve(path + ".growth", r.growth));
   if (flags & kFlagActivity) {
     if (r.last_instance == r.first_instance) return in.fail(path + ".activity", "flagged for a region of one instance");
-    std::uint64_t at = 0;
-    for (std::size_t j = 0; j < RegionProfile::kActivityPoints; ++j) {
-      const std::string f = path + ".activity[" + std::to_string(j) + "]";
-      HMTT_READ(step, in.u(f));
-      if (step > RegionProfile::kGrowthScale - at) return in.fail(f, "past the lifetime's end (65536)");
-      at += step;
-      r.activity.push_back(static_cast<std::uint32_t>(at));
-    }
+    HMTT_TRY(curve(path + ".activity", r.activity));
   }
   in.at(Col::Kinds);
   HMTT_READ(kinds, in.byte(path + ".kinds"));

@@ -129,6 +129,25 @@ Result<const Json*> array_field(const Json& o, const char* key, const std::strin
   return &*it;
 }
 
+// A curve of 8 shares of a region's lifetime (growth, activity): non-decreasing, at most 65536.
+Result<std::vector<std::uint32_t>> lifetime_curve(const Json& c, const std::string& path) {
+  static_assert(RegionProfile::kGrowthPoints == RegionProfile::kActivityPoints);
+  if (!c.is_array() || c.size() != RegionProfile::kGrowthPoints)
+    return field_error(path, "expected 8 shares of the lifetime (0 .. 65536)");
+  std::vector<std::uint32_t> curve;
+  std::uint64_t previous = 0;
+  for (std::size_t j = 0; j < RegionProfile::kGrowthPoints; ++j) {
+    const std::string f = path + "[" + std::to_string(j) + "]";
+    auto v = u64_value(c[j], f);
+    if (!v) return v.error();
+    if (*v > RegionProfile::kGrowthScale) return field_error(f, "past the lifetime's end (65536)");
+    if (*v < previous) return field_error(f, "below the one before");
+    previous = *v;
+    curve.push_back(static_cast<std::uint32_t>(*v));
+  }
+  return curve;
+}
+
 Result<RegionProfile> region_from_json(const Json& rj, const std::string& path) {
   if (!rj.is_object()) return field_error(path, "expected an object");
   RegionProfile r;
@@ -168,35 +187,15 @@ Result<RegionProfile> region_from_json(const Json& rj, const std::string& path) 
     r.last_instance = *l;
   }
   if (const auto it = rj.find("growth"); it != rj.end()) {
-    const std::string gp = path + ".growth";
-    if (!it->is_array() || it->size() != RegionProfile::kGrowthPoints)
-      return field_error(gp, "expected 8 shares of the lifetime (0 .. 65536)");
-    std::uint64_t previous = 0;
-    for (std::size_t j = 0; j < RegionProfile::kGrowthPoints; ++j) {
-      const std::string f = gp + "[" + std::to_string(j) + "]";
-      auto g = u64_value((*it)[j], f);
-      if (!g) return g.error();
-      if (*g > RegionProfile::kGrowthScale) return field_error(f, "past the lifetime's end (65536)");
-      if (*g < previous) return field_error(f, "below the one before");
-      previous = *g;
-      r.growth.push_back(static_cast<std::uint32_t>(*g));
-    }
+    auto g = lifetime_curve(*it, path + ".growth");
+    if (!g) return g.error();
+    r.growth = std::move(*g);
   }
   if (const auto it = rj.find("activity"); it != rj.end()) {
-    const std::string ap = path + ".activity";
-    if (!it->is_array() || it->size() != RegionProfile::kActivityPoints)
-      return field_error(ap, "expected 8 shares of the lifetime (0 .. 65536)");
-    if (r.last_instance == r.first_instance) return field_error(ap, "given for a region of one instance");
-    std::uint64_t previous = 0;
-    for (std::size_t j = 0; j < RegionProfile::kActivityPoints; ++j) {
-      const std::string f = ap + "[" + std::to_string(j) + "]";
-      auto a = u64_value((*it)[j], f);
-      if (!a) return a.error();
-      if (*a > RegionProfile::kGrowthScale) return field_error(f, "past the lifetime's end (65536)");
-      if (*a < previous) return field_error(f, "below the one before");
-      previous = *a;
-      r.activity.push_back(static_cast<std::uint32_t>(*a));
-    }
+    if (r.last_instance == r.first_instance) return field_error(path + ".activity", "given for a region of one instance");
+    auto a = lifetime_curve(*it, path + ".activity");
+    if (!a) return a.error();
+    r.activity = std::move(*a);
   }
   if (const auto it = rj.find("footprint"); it != rj.end()) {
     const std::string fp = path + ".footprint";
