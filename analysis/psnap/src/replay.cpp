@@ -576,6 +576,10 @@ struct LoopReplay {
   std::vector<RegionWalk> walks;
   std::vector<char> in_pattern;
   std::vector<double> carry;  // per region: the budget its last instance left (+) or overdrew (-)
+  // The pattern's entries found spent in an instance (spent_in[i] == that instance's epoch), each
+  // linking to a later entry none of whose predecessors from it has budget left (next_alive).
+  std::vector<std::uint64_t> spent_in;
+  std::vector<std::size_t> skip_to;
 };
 
 class ReplaySource final : public ReferenceSource {
@@ -592,6 +596,8 @@ class ReplaySource final : public ReferenceSource {
       r.in_pattern.assign(l.regions.size(), 0);
       r.carry.assign(l.regions.size(), 0.0);
       for (const auto& e : l.pattern) r.in_pattern[e.first] = 1;
+      r.spent_in.assign(l.pattern.size(), 0);
+      r.skip_to.assign(l.pattern.size(), 0);
       loops_.push_back(std::move(r));
     }
   }
@@ -684,6 +690,7 @@ class ReplaySource final : public ReferenceSource {
     }
     pattern_pos_ = 0;
     run_left_ = 0;
+    ++epoch_;  // every pattern entry unchecked again (next_alive)
     return true;
   }
 
@@ -720,12 +727,14 @@ class ReplaySource final : public ReferenceSource {
       r = draw_remaining(false);
       if (r != SIZE_MAX) run = mean_run(r);
     }
-    for (std::size_t tries = 0; r == SIZE_MAX && tries < pattern.size(); ++tries) {
-      const auto& [id, n] = pattern[pattern_pos_];
-      pattern_pos_ = (pattern_pos_ + 1) % pattern.size();
-      if (remaining_[id] > 0.5) {
-        r = id;
-        run = n;
+    if (r == SIZE_MAX && !pattern.empty()) {
+      // The next entry, cyclically from pattern_pos_, whose region has budget left.
+      std::size_t k = next_alive(pattern_pos_);
+      if (k == pattern.size()) k = next_alive(0);
+      if (k < pattern.size()) {
+        r = pattern[k].first;
+        run = pattern[k].second;
+        pattern_pos_ = (k + 1) % pattern.size();
       }
     }
     if (r == SIZE_MAX) {
@@ -736,6 +745,34 @@ class ReplaySource final : public ReferenceSource {
     run_region_ = r;
     run_left_ = run - 1;
     return take(r);
+  }
+
+  // The first pattern entry at or after `i` whose region has budget left in this instance, or the
+  // pattern's size. A region's budget only falls within an instance, so an entry found spent stays
+  // spent: it is marked with the instance's epoch and linked past (with path compression). Before,
+  // pick_region stepped over the spent entries one by one, and that scan was nine tenths of `hmtt
+  // synth`'s time (docs/benchmarks.md, stop 31); the regions picked are the same.
+  std::size_t next_alive(std::size_t i) {
+    auto& lr = loops_[current_];
+    const auto& pattern = lr.loop->pattern;
+    std::size_t k = i;
+    while (k < pattern.size()) {
+      if (lr.spent_in[k] == epoch_) {
+        k = lr.skip_to[k];
+      } else if (remaining_[pattern[k].first] > 0.5) {
+        break;
+      } else {
+        lr.spent_in[k] = epoch_;
+        lr.skip_to[k] = k + 1;
+        ++k;
+      }
+    }
+    for (std::size_t j = i; j < k;) {  // path compression
+      const std::size_t next = lr.skip_to[j];
+      lr.skip_to[j] = k;
+      j = next;
+    }
+    return k;
   }
 
   std::uint64_t mean_run(std::size_t r) const {
@@ -779,6 +816,7 @@ class ReplaySource final : public ReferenceSource {
   std::uint64_t left_in_instance_ = 0;
   std::size_t current_ = 0;
   std::size_t pattern_pos_ = 0;
+  std::uint64_t epoch_ = 0;  // instances started (next_alive's marks)
   std::vector<double> remaining_;
   std::vector<char> active_;  // regions of the current instance (inside their lifetime)
   bool in_instance_ = false;
