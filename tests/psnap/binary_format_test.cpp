@@ -53,6 +53,23 @@ std::string error_of(std::string_view data) {
   return p.ok() ? "" : p.error().message;
 }
 
+// `p` written in both codecs and both layouts (as the current version) and read back equal, and
+// through the JSON export and back to the same JSON; returns the profile read from the JSON.
+psnap::StreamProfile round_trips(const psnap::StreamProfile& p) {
+  for (auto c : {psnap::BinaryCompression::Stored, psnap::BinaryCompression::Lzma})
+    for (auto layout : {psnap::BodyLayout::Interleaved, psnap::BodyLayout::Columns}) {
+      const std::string bytes = psnap::to_binary(p, c, layout);
+      CHECK(bytes[8] == 8);  // the version written
+      auto back = psnap::from_binary(bytes);
+      REQUIRE(back.ok());
+      CHECK(*back == p);
+    }
+  auto via_json = psnap::from_json(psnap::to_json(p));
+  REQUIRE(via_json.ok());
+  CHECK(psnap::to_json(*via_json) == psnap::to_json(p));  // (format_test: JSON -> profile -> JSON is the identity)
+  return *via_json;
+}
+
 // The first region with a sweep, and its path ("[l].regions[r]").
 psnap::RegionProfile* sweep_region(psnap::StreamProfile& q) {
   for (auto& l : q.loops)
@@ -571,18 +588,7 @@ TEST_CASE("psnap binary profile: a region's growth curve round-trips (version 6)
   auto p = mixed_profile();
   auto& r = p.loops[0].regions[1];
   r.growth = {100, 900, 4000, 4000, 20000, 41000, 60000, 65536};
-  for (auto c : {psnap::BinaryCompression::Stored, psnap::BinaryCompression::Lzma})
-    for (auto layout : {psnap::BodyLayout::Interleaved, psnap::BodyLayout::Columns}) {
-      const std::string bytes = psnap::to_binary(p, c, layout);
-      CHECK(bytes[8] == 8);  // the version written (growth curves since 6)
-      auto back = psnap::from_binary(bytes);
-      REQUIRE(back.ok());
-      CHECK(*back == p);
-    }
-  auto via_json = psnap::from_json(psnap::to_json(p));
-  REQUIRE(via_json.ok());
-  CHECK(via_json->loops[0].regions[1].growth == r.growth);  // (format_test: JSON -> profile -> JSON is the identity)
-  CHECK(psnap::to_json(*via_json) == psnap::to_json(p));
+  CHECK(round_trips(p).loops[0].regions[1].growth == r.growth);
   // A curve of other than 8 points is not a curve: both writers leave it out alike.
   auto short_curve = p;
   short_curve.loops[0].regions[1].growth.pop_back();
@@ -617,18 +623,7 @@ TEST_CASE("psnap binary profile: a region's activity curve round-trips (version 
   r.first_instance = 2;
   r.last_instance = 9;
   r.activity = {300, 700, 1500, 1500, 2600, 5000, 9000, 65536};
-  for (auto c : {psnap::BinaryCompression::Stored, psnap::BinaryCompression::Lzma})
-    for (auto layout : {psnap::BodyLayout::Interleaved, psnap::BodyLayout::Columns}) {
-      const std::string bytes = psnap::to_binary(p, c, layout);
-      CHECK(bytes[8] == 8);
-      auto back = psnap::from_binary(bytes);
-      REQUIRE(back.ok());
-      CHECK(*back == p);
-    }
-  auto via_json = psnap::from_json(psnap::to_json(p));
-  REQUIRE(via_json.ok());
-  CHECK(via_json->loops[0].regions[1].activity == r.activity);
-  CHECK(psnap::to_json(*via_json) == psnap::to_json(p));
+  CHECK(round_trips(p).loops[0].regions[1].activity == r.activity);
   // A version 7 file has no activity curves: the flag (bit 6) is a reserved bit there.
   std::string v7 = psnap::to_binary(p, psnap::BinaryCompression::Stored, psnap::BodyLayout::Interleaved);
   v7[8] = 7;
@@ -673,18 +668,7 @@ TEST_CASE("psnap binary profile: a merged region's footprint blocks round-trip (
   std::uint64_t sum = 0;
   for (const auto& [block, lines] : m.footprint) sum += lines;
   CHECK(sum == m.working_set);
-  for (auto c : {psnap::BinaryCompression::Stored, psnap::BinaryCompression::Lzma})
-    for (auto layout : {psnap::BodyLayout::Interleaved, psnap::BodyLayout::Columns}) {
-      const std::string bytes = psnap::to_binary(p, c, layout);
-      CHECK(bytes[8] == 8);
-      auto back = psnap::from_binary(bytes);
-      REQUIRE(back.ok());
-      CHECK(*back == p);
-    }
-  auto via_json = psnap::from_json(psnap::to_json(p));
-  REQUIRE(via_json.ok());
-  CHECK(via_json->loops[li].regions[ri].footprint == m.footprint);
-  CHECK(psnap::to_json(*via_json) == psnap::to_json(p));
+  CHECK(round_trips(p).loops[li].regions[ri].footprint == m.footprint);
   const std::string at = "(.loops[" + std::to_string(li) + "].regions[" + std::to_string(ri) + "].";
   // A version 6 file has no footprint blocks: the flag is a reserved bit there.
   std::string v6 = psnap::to_binary(p, psnap::BinaryCompression::Stored, psnap::BodyLayout::Interleaved);
