@@ -156,6 +156,54 @@ TEST_CASE("psnap merge: the merged stream's returns to its lines are kept (jump_
   for (const auto& r : q.loops[0].regions) CHECK(r.merged == 0);
 }
 
+TEST_CASE("psnap merge: scattered reads inside an array the loop already has join it, not the merged region") {
+  // Window 0 writes array A (1000 lines of 128 bytes: one region of 125 KiB)
+  // and array C (200 lines, 12 KiB). Windows 1 and 2 read back 250 slots of
+  // A 512 bytes apart, twice each (regions of 2 accesses), and 500 fresh
+  // slots of B, 24 of C and 476 of B2, once each: all under merge_below.
+  // (B and B2 are 4 KiB apart, new in each window.) The same code
+  // line runs throughout, so the three windows are one loop.
+  constexpr std::uint64_t A = 0x20000000, B = 0x30000000, C = 0x50000000, B2 = 0x60000000;
+  std::vector<Reference> t;
+  auto data = [&t](std::uint64_t address, Kind kind) {
+    t.push_back(ref(0x400000, Kind::IFetch, 4));
+    t.push_back(ref(address, kind));
+  };
+  for (std::uint64_t i = 0; i < 1000; ++i) data(A + 128 * i, Kind::Write);
+  for (std::uint64_t i = 0; i < 200; ++i) data(C + 64 * i, Kind::Write);
+  for (std::uint64_t i = 0; i < 300; ++i) data(A + 128 * i, Kind::Write);  // the window's length
+  for (int w = 1; w <= 2; ++w)
+    for (std::uint64_t k = 0; k < 500; ++k) {
+      // Slots in no constant stride (that would make them a lattice, one region).
+      data(A + 512 * (k * 169 % 250), Kind::Read);
+      data(B + 4096 * k + 0x1000000 * static_cast<std::uint64_t>(w), Kind::Read);
+      data(k < 24 ? C + 512 * (k * 7 % 24) : B2 + 4096 * k + 0x1000000 * static_cast<std::uint64_t>(w), Kind::Read);
+    }
+  const auto p = profile_of(t, PsnapKnobs{.window = 3000});
+  REQUIRE(p.loops.size() == 1);
+  REQUIRE(p.loops[0].instances == 3);
+  const RegionProfile *a = nullptr, *c = nullptr, *merged = nullptr;
+  for (const auto& r : p.loops[0].regions) {
+    if (r.merged) merged = &r;
+    else if (r.base <= A && A < r.last) a = &r;
+    else if (r.base <= C && C < r.last) c = &r;
+  }
+  REQUIRE(a != nullptr);
+  REQUIRE(c != nullptr);
+  REQUIRE(merged != nullptr);
+  // A keeps its reads, and with them its lifetime: instances 0 to 2.
+  CHECK(a->count == 1300 + 2 * 500);
+  CHECK(a->kinds[static_cast<std::size_t>(Kind::Read)] == 2 * 500);
+  CHECK(a->first_instance == 0);
+  CHECK(a->last_instance == 2);
+  CHECK(a->working_set == 1000);
+  // C spans less than kJoinSpan: its reads stay in the merged region, with B's.
+  CHECK(c->count == 200);
+  CHECK(c->last_instance == 0);
+  CHECK(merged->count == 2 * (500 + 500));
+  CHECK(merged->base == B + 0x1000000);  // nothing of A in its range
+}
+
 TEST_CASE("psnap returns: counted across the loop's windows (returns=loop), or within each window") {
   // 4 windows of 1000 references, each reading the same 50 lines (one region) in one shuffled
   // order 20 times: 3999 strides, each to another line. Counted across the loop, every stride is a

@@ -17,6 +17,12 @@ constexpr std::array<std::string_view, kStrideBins> kLabels = {
     "0",  "+1", "+2", "+4", "+8", "+16", "+32", "+64", "+128", "+256",
     "-1", "-2", "-4", "-8", "-16", "-32", "-64", "-128", "-256", "random"};
 
+// Bytes: a window's region of fewer than merge_below accesses that lies in a
+// loop region spanning at least this much (an array, not a few hot lines)
+// joins that region instead of the merged one (close_window, step 2;
+// docs/accuracy.md, "Scattered accesses join the array they fall in").
+constexpr std::uint64_t kJoinSpan = std::uint64_t{16} << 10;
+
 }  // namespace
 
 int stride_bin(std::int64_t stride) {
@@ -540,39 +546,7 @@ struct StreamProfiler::State {
 
 void StreamProfiler::State::close_window() {
   if (in_window == 0) return;
-  // 1. The window's regions (their ranges): the ones touched fewer than
-  //    merge_below times (pointer chasing) are merged into one region per
-  //    class.
-  const auto& raw = finder.regions();
-  struct Slot {
-    std::uint64_t base = 0, last = 0;
-    bool code = false;
-    std::uint64_t merged = 0;  // >0: the merged region, standing for this many regions
-  };
-  std::vector<std::uint32_t> local(raw.size(), UINT32_MAX);  // root id -> window region index
-  std::vector<Slot> regions;
-  std::uint32_t scatter[2] = {UINT32_MAX, UINT32_MAX};
-  for (std::uint32_t r = 0; r < raw.size(); ++r) {
-    if (finder.root(r) != r) continue;
-    const auto& acc = raw[r];
-    if (acc.count >= knobs.merge_below) {
-      local[r] = static_cast<std::uint32_t>(regions.size());
-      regions.push_back({acc.base, acc.last, acc.code, 0});
-      continue;
-    }
-    auto& s = scatter[acc.code ? 1 : 0];
-    if (s == UINT32_MAX) {
-      s = static_cast<std::uint32_t>(regions.size());
-      regions.push_back({acc.base, acc.last, acc.code, 1});
-    } else {
-      regions[s].base = std::min(regions[s].base, acc.base);
-      regions[s].last = std::max(regions[s].last, acc.last);
-      ++regions[s].merged;
-    }
-    local[r] = s;
-  }
-
-  // 2. Which loop: the one whose signature overlaps most, if enough. A loop
+  // 1. Which loop: the one whose signature overlaps most, if enough. A loop
   //    is code (PSnAP finds loops in the binary), so with loop_signature=code
   //    the signature is the window's instruction lines, when it has any: the
   //    same loop walking other data is still the same loop. Otherwise (or with
@@ -602,6 +576,76 @@ void StreamProfiler::State::close_window() {
       loop = l;
     }
   }
+  // 2. The window's regions (their ranges): the ones touched fewer than
+  //    merge_below times (pointer chasing) are merged into one region per
+  //    class, unless they lie in (within region_distance of) a region of
+  //    kJoinSpan bytes or more that the loop already has: then they are
+  //    more of that array's accesses (a tree's nodes read again after the
+  //    pass that wrote them) and join it in step 3, so that they keep their
+  //    place and time (its footprint and activity curve) instead of being
+  //    drawn anywhere in the merged region's range at any time.
+  const auto& raw = finder.regions();
+  // The loop's unmerged regions of each class, by base, with the running
+  // maximum of their ends: a range overlaps one of them iff the last one
+  // starting at or before its end reaches its start.
+  struct Known {
+    std::vector<std::uint64_t> base, reach;
+  } known[2];
+  if (loop != UINT32_MAX) {
+    const auto& L = loops[loop];
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> spans[2];
+    for (std::uint32_t r = 0; r < L.regions.size(); ++r) {
+      const auto& q = L.regions[r].p;
+      if (L.alias[r] != r || q.merged > 0 || q.last - q.base < kJoinSpan) continue;
+      spans[q.code ? 1 : 0].emplace_back(q.base, q.last);
+    }
+    for (int c = 0; c < 2; ++c) {
+      std::sort(spans[c].begin(), spans[c].end());
+      std::uint64_t reach = 0;
+      for (const auto& [b0, l0] : spans[c]) {
+        reach = std::max(reach, l0);
+        known[c].base.push_back(b0);
+        known[c].reach.push_back(reach);
+      }
+    }
+  }
+  auto in_known = [&](const auto& acc) {
+    const auto& k = known[acc.code ? 1 : 0];
+    const std::uint64_t d = knobs.region_distance;
+    const std::uint64_t end = acc.last > UINT64_MAX - d ? UINT64_MAX : acc.last + d;
+    const auto it = std::upper_bound(k.base.begin(), k.base.end(), end);
+    if (it == k.base.begin()) return false;
+    const std::uint64_t reach = k.reach[static_cast<std::size_t>(it - k.base.begin()) - 1];
+    return reach > UINT64_MAX - d || reach + d >= acc.base;
+  };
+  struct Slot {
+    std::uint64_t base = 0, last = 0;
+    bool code = false;
+    std::uint64_t merged = 0;  // >0: the merged region, standing for this many regions
+  };
+  std::vector<std::uint32_t> local(raw.size(), UINT32_MAX);  // root id -> window region index
+  std::vector<Slot> regions;
+  std::uint32_t scatter[2] = {UINT32_MAX, UINT32_MAX};
+  for (std::uint32_t r = 0; r < raw.size(); ++r) {
+    if (finder.root(r) != r) continue;
+    const auto& acc = raw[r];
+    if (acc.count >= knobs.merge_below || in_known(acc)) {
+      local[r] = static_cast<std::uint32_t>(regions.size());
+      regions.push_back({acc.base, acc.last, acc.code, 0});
+      continue;
+    }
+    auto& s = scatter[acc.code ? 1 : 0];
+    if (s == UINT32_MAX) {
+      s = static_cast<std::uint32_t>(regions.size());
+      regions.push_back({acc.base, acc.last, acc.code, 1});
+    } else {
+      regions[s].base = std::min(regions[s].base, acc.base);
+      regions[s].last = std::max(regions[s].last, acc.last);
+      ++regions[s].merged;
+    }
+    local[r] = s;
+  }
+
   const std::uint64_t instance = loop == UINT32_MAX ? 0 : loops[loop].instances;
   auto fresh = [&](const Slot& w) {
     RegionAccumulator a;
