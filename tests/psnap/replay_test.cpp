@@ -536,16 +536,16 @@ TEST_CASE("psnap replay: a merged region's lines come back in the blocks they we
   const auto synthetic = cluster_lines(replay(p));
   MESSAGE("lines per cluster ", synthetic[0], " ", synthetic[1], " ", synthetic[2], ", outside ", synthetic[3]);
   CHECK(synthetic[3] == 0);
-  // A merged region draws its far jumps at random over its slots (4,096 draws find about 63 % of
-  // 4,096), here 1,300-1,500 lines of a cluster used by one loop. Cluster 1 is used by both loops,
-  // and their slots in a block are the same lines (one order of the block's lines for the stream):
-  // about 1 - 0.37^2 = 86 % of it, where two layouts of their own gave nearly twice the others' (3,052
-  // lines against 1,618).
-  CHECK(synthetic[0] > 1200);
-  CHECK(synthetic[2] > 1200);
-  CHECK(synthetic[1] < synthetic[0] * 3 / 2);
-  CHECK(synthetic[1] < synthetic[2] * 3 / 2);
-  CHECK(synthetic[1] > synthetic[0]);
+  // A merged region's far jumps take its slots as first touches, each once, before any is drawn
+  // again (since stop 32), so each cluster comes back with the original's 2,048 lines (drawn at
+  // random, 4,096 draws found about 63 % of 4,096: 1,300-1,500 of a cluster used by one loop).
+  // Cluster 1 is used by both loops, and their slots in a block are the same lines (one order of
+  // the block's lines for the stream): two layouts of their own gave it nearly twice the others'
+  // lines (3,052 against 1,618).
+  for (std::size_t c = 0; c < 3; ++c) {
+    CHECK(synthetic[c] >= original_lines[c]);
+    CHECK(synthetic[c] <= original_lines[c] + 8);
+  }
   StreamProfile old = p;
   for (auto& l : old.loops)
     for (auto& r : l.regions) r.footprint.clear();

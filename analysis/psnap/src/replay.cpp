@@ -124,10 +124,14 @@ class RegionWalk {
       top = std::max(top, c);
     }
     sweep_walk_ = by_last_touch_ && static_cast<double>(top) >= kSweepShare * static_cast<double>(all);
-    // Far jumps land on fresh working-set lines first (random_address). Not in the merged region:
-    // there it made xz's L3 error 1.6 -> 3.3 % and bzip2's 2.4 -> 3.6 % (docs/accuracy.md).
-    fresh_far_ = p.merged ? 0 : p.working_set;
+    // Far jumps land on fresh working-set lines first (random_address). A merged region takes
+    // them from its footprint's blocks (docs/accuracy.md, stop 32: drawn at random there, a line
+    // came back long after its first touch, past L2, and xz of 1 MB's L3 hit too often). Not a
+    // merged region without a footprint (profiles before version 7): spread over its whole range,
+    // fresh lines made xz's L3 error 1.6 -> 3.3 % and bzip2's 2.4 -> 3.6 %. Nor one of scattered
+    // first touches, whose draws range over more slots (merged_draw_slots).
     if (p.merged) draw_slots_ = merged_draw_slots(p);
+    fresh_far_ = p.merged && (p.footprint.empty() || draw_slots_ > 0) ? 0 : p.working_set;
     lay_out_footprint();
   }
 
@@ -490,7 +494,8 @@ class RegionWalk {
     if (far_jumps_ < std::min(slots, fresh_far_)) {
       // A fresh slot, skipping (a few) whose line the walk has reached by other strides since.
       for (int skip = 0; skip < kFreshSkips && far_jumps_ < slots; ++skip) {
-        line = line_of(shuffled(far_jumps_++, slots, rng));
+        line = footprint_slots_.empty() ? line_of(shuffled(far_jumps_++, slots, rng))
+                                        : footprint_line(shuffled(far_jumps_++, footprint_slots_.back(), rng));
         if (!by_last_touch_ || !last_touch_.contains(std::clamp(line + offset_in_line, p_.base, p_.last) >> 6)) break;
       }
     } else if (!footprint_slots_.empty()) {
