@@ -89,7 +89,8 @@ struct PsnapKnobs {
   std::uint64_t window = 65536;         // fallback segmentation: references per loop instance
   double loop_similarity = 0.5;         // Jaccard index of signatures for two windows to share a loop
   LoopSignature loop_signature = LoopSignature::Code;
-  std::uint64_t merge_below = 4;        // regions with fewer accesses per window are merged
+  std::uint64_t merge_below = 4;        // regions with fewer accesses per window are merged, unless
+                                        // inside a loop region of 16 KiB or more (stream_profiler.cpp)
   // Bytes: new regions in arithmetic progression (three in turn, a constant stride s with
   // region_distance < |s| <= lattice_stride: a table read down a column) join one region, whose
   // strides between the rows become its sweep (an hmtt extension; docs/accuracy.md: bzip2's L2
