@@ -94,9 +94,11 @@ TEST_CASE("psnap replay: hit rates and locality surface beat the IRM baseline on
   // between instances 0.2 more; L2 6.3 % since stop 32, when the merged
   // region's far jumps began to take its slots as first touches: why it costs
   // this workload was not looked into, and on the recorded traces the same
-  // change took the nine short traces' L2 mean 1.96 -> 1.86 %, docs/accuracy.md).
+  // change took the nine short traces' L2 mean 1.96 -> 1.86 %, docs/accuracy.md;
+  // 5.2 % since stop 33, when those first touches began to wait for their
+  // blocks' open times).
   CHECK(psn.per_level_error.at("L1").mean <= 0.022);
-  CHECK(psn.per_level_error.at("L2").mean <= 0.07);
+  CHECK(psn.per_level_error.at("L2").mean <= 0.06);
   CHECK(psn.per_level_error.at("L3").mean <= 0.10);
 
   auto irm = analysis::make_irm_profiler();

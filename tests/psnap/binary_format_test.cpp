@@ -39,7 +39,7 @@ psnap::StreamProfile mixed_profile() {
 // reach the body decoder with a body it edited.
 std::string stored_file(const std::string& body) {
   std::string f = "HMTTPSNP";
-  f += std::string{'\x07', '\x00', '\x00', '\x00'};
+  f += std::string{'\x09', '\x00', '\x00', '\x00'};
   auto u32 = [&](std::uint32_t v) {
     for (int i = 0; i < 4; ++i) f += static_cast<char>(static_cast<std::uint8_t>(v >> (8 * i)));
   };
@@ -59,7 +59,7 @@ psnap::StreamProfile round_trips(const psnap::StreamProfile& p) {
   for (auto c : {psnap::BinaryCompression::Stored, psnap::BinaryCompression::Lzma})
     for (auto layout : {psnap::BodyLayout::Interleaved, psnap::BodyLayout::Columns}) {
       const std::string bytes = psnap::to_binary(p, c, layout);
-      CHECK(bytes[8] == 8);  // the version written
+      CHECK(bytes[8] == 9);  // the version written
       auto back = psnap::from_binary(bytes);
       REQUIRE(back.ok());
       CHECK(*back == p);
@@ -139,7 +139,7 @@ TEST_CASE("psnap binary profile: decode(encode(p)) == p, stored, deflated and LZ
   std::sort(a.begin(), a.end());
   std::sort(b.begin(), b.end());
   CHECK(a == b);
-  auto from_columns = psnap::decode_body(columns, 8, psnap::BodyLayout::Columns);
+  auto from_columns = psnap::decode_body(columns, 9, psnap::BodyLayout::Columns);
   REQUIRE(from_columns.ok());
   CHECK(*from_columns == p);
   auto body = psnap::decode_body(psnap::encode_body(p));
@@ -337,7 +337,7 @@ TEST_CASE("psnap binary profile: header errors name the byte") {
     };
     CHECK(error_of("HMTTPS").find("byte 6: the 20-byte header is cut short") != std::string::npos);
     CHECK(edited(0, 'X').find("byte 0: not a binary PSnAP profile") != std::string::npos);
-    CHECK(edited(8, 9).find("byte 8: version 9 (this reader knows 1 to 8)") != std::string::npos);
+    CHECK(edited(8, 10).find("byte 8: version 10 (this reader knows 1 to 9)") != std::string::npos);
     CHECK(edited(8, 0).find("byte 8: version 0") != std::string::npos);
     CHECK(edited(9, 7).find("byte 9: unknown compression 7 (0 stored, 1 deflate, 2 LZMA2)") != std::string::npos);
     if (!stored)
@@ -415,7 +415,7 @@ TEST_CASE("psnap binary profile: a column-arranged body's errors name the byte a
   };
   REQUIRE(rebuild(cols, 21) == body);
   auto error = [](const std::string& b) {
-    auto r = psnap::decode_body(b, 7, psnap::BodyLayout::Columns);
+    auto r = psnap::decode_body(b, 9, psnap::BodyLayout::Columns);
     return r.ok() ? std::string() : r.error().message;
   };
   CHECK(error(body).empty());
@@ -442,7 +442,7 @@ TEST_CASE("psnap binary profile: a column-arranged body's errors name the byte a
                                          "].flags): the column ends inside this field") != std::string::npos);
   // Read as interleaved, the column-arranged body is an error too (and the other way round).
   CHECK_FALSE(psnap::decode_body(body).ok());
-  CHECK_FALSE(psnap::decode_body(psnap::encode_body(p), 7, psnap::BodyLayout::Columns).ok());
+  CHECK_FALSE(psnap::decode_body(psnap::encode_body(p), 9, psnap::BodyLayout::Columns).ok());
 }
 
 TEST_CASE("psnap binary profile: body errors name the byte and the field") {
@@ -704,5 +704,50 @@ TEST_CASE("psnap binary profile: a merged region's footprint blocks round-trip (
   CHECK(json_error([](auto& r) { r["working_set"] = r["working_set"].template get<std::uint64_t>() + 1; })
             .find("footprint: lines add up to") != std::string::npos);
   CHECK(json_error([](auto& r) { r["footprint"] = hmtt::analysis::Json::array(); }).find("footprint: expected [[block address, lines]") !=
+        std::string::npos);
+}
+
+TEST_CASE("psnap binary profile: the footprint blocks' open times round-trip (version 9), and bad ones are named") {
+  const auto p = mixed_profile();
+  std::size_t li = 0, ri = 0;
+  bool found = false;
+  for (std::size_t l = 0; l < p.loops.size() && !found; ++l)
+    for (std::size_t r = 0; r < p.loops[l].regions.size() && !found; ++r)
+      if (p.loops[l].regions[r].footprint.size() >= 2) {
+        li = l;
+        ri = r;
+        found = true;
+      }
+  REQUIRE(found);
+  const auto& m = p.loops[li].regions[ri];
+  // The profiler gives every block its open time, within the lifetime, not all the same.
+  REQUIRE(m.footprint_open.size() == m.footprint.size());
+  CHECK(*std::max_element(m.footprint_open.begin(), m.footprint_open.end()) <= psnap::RegionProfile::kGrowthScale);
+  CHECK(*std::min_element(m.footprint_open.begin(), m.footprint_open.end()) <
+        *std::max_element(m.footprint_open.begin(), m.footprint_open.end()));
+  CHECK(round_trips(p).loops[li].regions[ri].footprint_open == m.footprint_open);
+  const std::string at = "(.loops[" + std::to_string(li) + "].regions[" + std::to_string(ri) + "].";
+  // A version 8 file has no open times: the flag (bit 7) is a reserved bit there.
+  std::string v8 = psnap::to_binary(p, psnap::BinaryCompression::Stored, psnap::BodyLayout::Interleaved);
+  v8[8] = 8;
+  CHECK(error_of(v8).find(at + "flags): reserved bits set") != std::string::npos);
+  // A profile without them (JSON or older) writes none and reads back without them.
+  auto none = p;
+  none.loops[li].regions[ri].footprint_open.clear();
+  CHECK(round_trips(none).loops[li].regions[ri].footprint_open.empty());
+  auto late = p;
+  late.loops[li].regions[ri].footprint_open[1] = 70000;
+  CHECK(error_of(psnap::to_binary(late)).find(at + "footprint_open[1]): past the lifetime's end (65536)") != std::string::npos);
+  auto json_error = [&](auto edit) {
+    auto j = psnap::to_json(p);
+    edit(j["loops"][li]["regions"][ri]);
+    auto q = psnap::from_json(j);
+    return q.ok() ? std::string() : q.error().message;
+  };
+  CHECK(json_error([](auto&) {}).empty());
+  CHECK(json_error([](auto& r) { r["footprint"][0][2] = 65537u; }).find("footprint[0][2]: expected 0 .. 65536") != std::string::npos);
+  CHECK(json_error([](auto& r) { r["footprint"][1].erase(2); }).find("footprint: an open time on some blocks but not all") !=
+        std::string::npos);
+  CHECK(json_error([](auto& r) { r["footprint"][0].push_back(1u); }).find("footprint[0]: expected [block address, lines(, open)]") !=
         std::string::npos);
 }

@@ -3,9 +3,9 @@
 // (header, LZMA2 or deflate, CRC, body), odd = the body decoder alone (a CRC would
 // otherwise stop almost every mutation before the body) of version 2, of
 // version 1 when bit 1 is set too, of version 3 when bit 2 is set (and not
-// bit 1), of version 4 when bit 3 is set (and neither), or of version 8 (the current one) when
-// bit 5 is set, 5 when bit 6 is set too, 7 when bit 7 is set and bit 6 is not (bit 5 before all the
-// others); column-arranged when bit 4 is set. Any input must give
+// bit 1), of version 4 when bit 3 is set (and neither), or of version 9 (the current one) when
+// bit 5 is set, 5 when bit 6 is set too, 7 when bit 7 is set and bit 6 is not, 8 when both are (bit
+// 5 before all the others); column-arranged when bit 4 is set. Any input must give
 // a stream of at most the asked length or an error naming the byte, never a
 // crash, hang or sanitizer report.
 #include <cstddef>
@@ -21,7 +21,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto layout = data[0] & 16 ? hmtt::psnap::BodyLayout::Columns : hmtt::psnap::BodyLayout::Interleaved;
   auto p = data[0] % 2 == 0 ? hmtt::psnap::from_binary(rest)
                             : hmtt::psnap::decode_body(rest,
-                                                       data[0] & 32  ? (data[0] & 64 ? 5 : data[0] & 128 ? 7 : 8)
+                                                       data[0] & 32  ? (data[0] & 64 ? (data[0] & 128 ? 8 : 5) : data[0] & 128 ? 7 : 9)
                                                        : data[0] & 2 ? 1
                                                        : data[0] & 4 ? 3
                                                        : data[0] & 8 ? 4

@@ -71,6 +71,7 @@ covered "two sweeps"            'any(len(r.get("sweeps", [])) == 2 for r in regi
 covered "a sweep's long runs"   'any(w[3] > 0 for r in regions for w in r.get("sweeps", []))'
 covered "alternations"          'any(w[4] > 0 for r in regions for w in r.get("sweeps", []))'
 covered "footprint blocks"      'any("footprint" in r for r in regions)'
+covered "open times"            'any(len(e) == 3 for r in regions for e in r.get("footprint", []))'
 covered "an activity curve"     'any("activity" in r for r in regions)'
 covered "a loop from I-Code events" 'any("code_region" in l for f in sys.argv[1:] for l in json.load(open(f))["loops"])'
 
@@ -132,7 +133,8 @@ M=/loops/0/regions/16
 has default $M/footprint/0
 mutant footprint-lines-0 default set $M/footprint/0/1 0          'footprint\[0\]\[1\]: expected 1 \.\. '
 mutant footprint-offset  default set $M/footprint/0/0 64         'footprint\[0\]\[0\]: not a 64 KiB block'
-mutant footprint-pair    default append $M/footprint/0 1         'footprint\[0\]: expected \[block address, lines\]'
+mutant footprint-four    default append $M/footprint/0 1         'footprint\[0\]: expected \[block address, lines\(, open\)\]'
+mutant footprint-open    default set $M/footprint/0/2 65537      'footprint\[0\]\[2\]: expected 0 \.\. 65536'
 mutant footprint-empty   default set $M/footprint '[]'           'footprint: expected \[\[block address, lines\]'
 # an activity curve: the first region that has one in the board capture's profile
 A=$("$PYTHON" -c '

@@ -22,10 +22,11 @@ namespace {
 constexpr std::size_t kHeaderBytes = 20;
 // 2 added lattice_stride, 3 the return scope, 4 the sweep's runs, 5 the loops' code regions, 6 the
 // regions' footprint growth, 7 the merged regions' footprint blocks, 8 the regions' activity
-// curves; 1 .. 7 are still read (lattice_stride 0 in 1, returns counted within a window in 1 and 2,
-// each sweep stride a run of its own in 1 .. 3, no loop from a code region in 1 .. 4, no growth
-// curve in 1 .. 5, no footprint blocks in 1 .. 6, no activity curve in 1 .. 7).
-constexpr std::uint8_t kVersion = 8;
+// curves, 9 the footprint blocks' open times; 1 .. 8 are still read (lattice_stride 0 in 1, returns
+// counted within a window in 1 and 2, each sweep stride a run of its own in 1 .. 3, no loop from a
+// code region in 1 .. 4, no growth curve in 1 .. 5, no footprint blocks in 1 .. 6, no activity curve
+// in 1 .. 7, no open times in 1 .. 8).
+constexpr std::uint8_t kVersion = 9;
 constexpr std::uint8_t kStored = 0;
 constexpr std::uint8_t kDeflate = 1;
 constexpr std::uint8_t kLzma = 2;
@@ -53,7 +54,7 @@ struct LzmaFilter {
   }
 };
 constexpr std::uint8_t kFlagCode = 1, kFlagMerged = 2, kFlagMoves = 4, kFlagSweep = 8, kFlagGrowth = 16,
-                         kFlagFootprint = 32, kFlagActivity = 64;
+                         kFlagFootprint = 32, kFlagActivity = 64, kFlagFootprintOpen = 128;
 
 std::int64_t nominal(int bin) {
   if (bin == 0 || bin >= kRandomBin) return 0;
@@ -141,6 +142,8 @@ void write_region(BodyWriter& w, const RegionProfile& r, std::uint64_t previous_
   if (!r.footprint.empty()) flags |= kFlagFootprint;
   const bool activity = r.activity.size() == RegionProfile::kActivityPoints;
   if (activity) flags |= kFlagActivity;
+  const bool open = !r.footprint.empty() && r.footprint_open.size() == r.footprint.size();
+  if (open) flags |= kFlagFootprintOpen;
   w.at(Col::Flags);
   w.byte(flags);
   w.at(Col::Base);
@@ -178,6 +181,8 @@ void write_region(BodyWriter& w, const RegionProfile& r, std::uint64_t previous_
   };
   if (growth) curve(r.growth);
   if (activity) curve(r.activity);
+  if (open)
+    for (const auto t : r.footprint_open) w.u(t);
   w.at(Col::Kinds);
   std::uint8_t kinds = 0;
   for (std::size_t k = 0; k < r.kinds.size(); ++k)
@@ -377,8 +382,11 @@ Result<RegionProfile> read_region(BodyReader& in, const std::string& path, std::
   in.at(Col::Flags);
   HMTT_READ(flags, in.byte(path + ".flags"));
   const std::uint8_t known = kFlagCode | kFlagMerged | kFlagMoves | kFlagSweep | (version >= 6 ? kFlagGrowth : 0) |
-                             (version >= 7 ? kFlagFootprint : 0) | (version >= 8 ? kFlagActivity : 0);
+                             (version >= 7 ? kFlagFootprint : 0) | (version >= 8 ? kFlagActivity : 0) |
+                             (version >= 9 ? kFlagFootprintOpen : 0);
   if (flags & ~known) return in.fail(path + ".flags", "reserved bits set");
+  if ((flags & kFlagFootprintOpen) && !(flags & kFlagFootprint))
+    return in.fail(path + ".flags", "open times flagged without footprint blocks");
   r.code = flags & kFlagCode;
   in.at(Col::Base);
   HMTT_READ(delta, in.s(path + ".base"));
@@ -448,6 +456,14 @@ Result<RegionProfile> read_region(BodyReader& in, const std::string& path, std::
   if (flags & kFlagActivity) {
     if (r.last_instance == r.first_instance) return in.fail(path + ".activity", "flagged for a region of one instance");
     HMTT_TRY(curve(path + ".activity", r.activity));
+  }
+  if (flags & kFlagFootprintOpen) {
+    for (std::size_t i = 0; i < r.footprint.size(); ++i) {
+      const std::string f = path + ".footprint_open[" + std::to_string(i) + "]";
+      HMTT_READ(t, in.u(f));
+      if (t > RegionProfile::kGrowthScale) return in.fail(f, "past the lifetime's end (65536)");
+      r.footprint_open.push_back(static_cast<std::uint32_t>(t));
+    }
   }
   in.at(Col::Kinds);
   HMTT_READ(kinds, in.byte(path + ".kinds"));

@@ -51,8 +51,12 @@ Json to_json(const StreamProfile& p) {
       if (r.activity.size() == RegionProfile::kActivityPoints) rj["activity"] = r.activity;
       if (!r.footprint.empty()) {
         Json fp = Json::array();
-        for (const auto& [block, lines] : r.footprint)
-          fp.push_back(Json::array({block << RegionProfile::kFootprintBlockShift, lines}));
+        for (std::size_t i = 0; i < r.footprint.size(); ++i) {
+          const auto& [block, lines] = r.footprint[i];
+          Json e = Json::array({block << RegionProfile::kFootprintBlockShift, lines});
+          if (r.footprint_open.size() == r.footprint.size()) e.push_back(r.footprint_open[i]);
+          fp.push_back(std::move(e));
+        }
         rj["footprint"] = std::move(fp);
       }
       Json kinds = Json::object();
@@ -204,7 +208,7 @@ Result<RegionProfile> region_from_json(const Json& rj, const std::string& path) 
     for (std::size_t i = 0; i < it->size(); ++i) {
       const auto& e = (*it)[i];
       const std::string f = fp + "[" + std::to_string(i) + "]";
-      if (!e.is_array() || e.size() != 2) return field_error(f, "expected [block address, lines]");
+      if (!e.is_array() || e.size() < 2 || e.size() > 3) return field_error(f, "expected [block address, lines(, open)]");
       auto a = u64_value(e[0], f + "[0]");
       if (!a) return a.error();
       if (*a & ((std::uint64_t{1} << RegionProfile::kFootprintBlockShift) - 1))
@@ -218,7 +222,15 @@ Result<RegionProfile> region_from_json(const Json& rj, const std::string& path) 
       if (*n == 0 || *n > room) return field_error(f + "[1]", "expected 1 .. " + std::to_string(room) + " lines (the block's in [base, last])");
       sum += *n;
       r.footprint.emplace_back(block, static_cast<std::uint32_t>(*n));
+      if (e.size() == 3) {
+        auto o = u64_value(e[2], f + "[2]");
+        if (!o) return o.error();
+        if (*o > RegionProfile::kGrowthScale) return field_error(f + "[2]", "expected 0 .. 65536");
+        r.footprint_open.push_back(static_cast<std::uint32_t>(*o));
+      }
     }
+    if (!r.footprint_open.empty() && r.footprint_open.size() != r.footprint.size())
+      return field_error(fp, "an open time on some blocks but not all");
     if (sum != r.working_set)
       return field_error(fp, "lines add up to " + std::to_string(sum) + ", not the working set " + std::to_string(r.working_set));
   }

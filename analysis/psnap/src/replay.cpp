@@ -149,6 +149,45 @@ class RegionWalk {
       total += std::min(want, p_.lines_in_block(block));
       footprint_slots_.push_back(total);
     }
+    if (p_.footprint_open.size() != p_.footprint.size()) return;
+    open_order_.resize(p_.footprint.size());
+    for (std::size_t b = 0; b < open_order_.size(); ++b) open_order_[b] = b;
+    std::stable_sort(open_order_.begin(), open_order_.end(),
+                     [&](std::size_t x, std::size_t y) { return p_.footprint_open[x] < p_.footprint_open[y]; });
+    open_left_.assign(p_.footprint.size() + 1, 0);
+    taken_.assign(p_.footprint.size(), 0);
+  }
+
+  // Opens the footprint blocks whose open time (footprint_open) the walk has reached, and the next
+  // one in time as well when none is open with a slot left and `force`; false when none is.
+  bool open_due(bool force) {
+    const double done = std::min(1.0, static_cast<double>(ordinal_) / static_cast<double>(std::max<std::uint64_t>(1, p_.count)));
+    const double at = lifetime_at(done) * RegionProfile::kGrowthScale;
+    while (next_open_ < open_order_.size() &&
+           (p_.footprint_open[open_order_[next_open_]] <= at || (force && open_total_ == 0))) {
+      const std::size_t b = open_order_[next_open_++];
+      add_open(b, static_cast<std::int64_t>(footprint_slots_[b] - (b > 0 ? footprint_slots_[b - 1] : 0) - taken_[b]));
+    }
+    return open_total_ > 0;
+  }
+  void add_open(std::size_t b, std::int64_t v) {
+    for (std::size_t i = b + 1; i < open_left_.size(); i += i & (0 - i)) open_left_[i] += static_cast<std::uint64_t>(v);
+    open_total_ += static_cast<std::uint64_t>(v);
+  }
+  // The next fresh slot: in an open block (opening the next one if none has a slot left), drawn by
+  // the slots each has left (a Fenwick tree over the blocks), the block's next line in its order.
+  std::uint64_t fresh_open_slot(std::mt19937_64& rng) {
+    if (!open_due(true)) return rng() % footprint_slots_.back();
+    std::uint64_t u = rng() % open_total_;
+    std::size_t pos = 0;  // the Fenwick descent: the block holding the u-th slot left
+    for (std::size_t step = std::bit_floor(open_left_.size() - 1); step > 0; step >>= 1)
+      if (pos + step < open_left_.size() && open_left_[pos + step] <= u) {
+        pos += step;
+        u -= open_left_[pos];
+      }
+    const std::size_t b = pos;
+    add_open(b, -1);
+    return (b > 0 ? footprint_slots_[b - 1] : 0) + taken_[b]++;
   }
 
   // Slot s of the footprint: its block, and there the line at that place in the block's order
@@ -488,14 +527,24 @@ class RegionWalk {
     if (dense && span_ == 0) return p_.base;
     auto line_of = [&](std::uint64_t slot) { return (p_.base + slot * spacing) & ~std::uint64_t{63}; };
     std::uint64_t line = 0;
-    if (far_jumps_ < std::min(slots, fresh_far_) && ahead_of_growth()) {
-      if (const auto back = paced_return(p_.jump_reuse, rng)) return std::clamp((*back << 6) | (cursor_ & 63), p_.base, p_.last);
+    // Ahead of the growth curve, or every open block's slots taken before the next block opens:
+    // a return instead of a first touch.
+    if (far_jumps_ < std::min(slots, fresh_far_)) {
+      const bool shut = !open_order_.empty() && !open_due(false);
+      if (shut || ahead_of_growth())
+        if (const auto back = paced_return(p_.jump_reuse, rng)) return std::clamp((*back << 6) | (cursor_ & 63), p_.base, p_.last);
+      // (with no return in reach, one of the lines this walk touched lately, not a block before its time)
+      if (shut && ordinal_ > 0)
+        return std::clamp((history_[(ordinal_ - 1 - rng() % std::min<std::uint64_t>(ordinal_, history_.size())) & (history_.size() - 1)] << 6) |
+                              (cursor_ & 63),
+                          p_.base, p_.last);
     }
     if (far_jumps_ < std::min(slots, fresh_far_)) {
       // A fresh slot, skipping (a few) whose line the walk has reached by other strides since.
       for (int skip = 0; skip < kFreshSkips && far_jumps_ < slots; ++skip) {
         line = footprint_slots_.empty() ? line_of(shuffled(far_jumps_++, slots, rng))
-                                        : footprint_line(shuffled(far_jumps_++, footprint_slots_.back(), rng));
+               : open_order_.empty()    ? footprint_line(shuffled(far_jumps_++, footprint_slots_.back(), rng))
+                                        : (++far_jumps_, footprint_line(fresh_open_slot(rng)));
         if (!by_last_touch_ || !last_touch_.contains(std::clamp(line + offset_in_line, p_.base, p_.last) >> 6)) break;
       }
     } else if (!footprint_slots_.empty()) {
@@ -562,6 +611,11 @@ class RegionWalk {
   std::uint64_t ordinal_ = 0;          // accesses generated so far
   static constexpr int kFreshSkips = 16;  // fresh slots tried per far jump
   std::uint64_t far_jumps_ = 0;        // fresh slots taken so far
+  std::vector<std::size_t> open_order_;     // footprint blocks by open time (footprint_open)
+  std::size_t next_open_ = 0;               // blocks of open_order_ opened so far
+  std::vector<std::uint64_t> open_left_;    // Fenwick tree: fresh slots left per open block
+  std::uint64_t open_total_ = 0;            // ... in all
+  std::vector<std::uint64_t> taken_;        // fresh slots taken per block
   std::uint64_t draw_slots_ = 0;       // merged region: slots its far jumps draw over (0 = working set)
   std::uint64_t fresh_far_ = 0;        // how many far jumps take fresh slots (the constructor)
   std::array<std::uint64_t, 3> keys_{};  // the slot order's keys (0: not drawn yet)

@@ -244,6 +244,7 @@ struct RegionAccumulator {
       std::map<std::uint64_t, std::uint32_t> blocks;
       for (const auto& [line, at] : lines) ++blocks[line >> (RegionProfile::kFootprintBlockShift - 6)];
       r.footprint.assign(blocks.begin(), blocks.end());
+      r.footprint_open = footprint_open(r.footprint);
     }
     if (!p.code && p.count >= RegionProfile::kGrowthMinCount && t_last > t_first) r.growth = growth();
     r.activity = activity();
@@ -280,6 +281,27 @@ struct RegionAccumulator {
       for (std::size_t k = 0; k < r.jump_reuse.size(); ++k) r.jump_reuse[k] -= f->reuse[k];
     }
     return r;
+  }
+
+  // RegionProfile::footprint_open: per block, its lines' earliest first touch over the lifetime.
+  std::vector<std::uint32_t> footprint_open(const std::vector<std::pair<std::uint64_t, std::uint32_t>>& blocks) const {
+    std::vector<std::uint64_t> earliest(blocks.size(), UINT64_MAX);
+    for (const auto& [line, t] : first_touch) {
+      const std::uint64_t block = line >> (RegionProfile::kFootprintBlockShift - 6);
+      const auto it = std::lower_bound(blocks.begin(), blocks.end(), block, [](const auto& e, std::uint64_t b) { return e.first < b; });
+      if (it != blocks.end() && it->first == block) {
+        auto& e = earliest[static_cast<std::size_t>(it - blocks.begin())];
+        e = std::min(e, t);
+      }
+    }
+    std::vector<std::uint32_t> open;
+    open.reserve(blocks.size());
+    const double span = t_last > t_first ? static_cast<double>(t_last - t_first) : 0.0;
+    for (const auto t : earliest) {
+      const double share = span > 0.0 && t != UINT64_MAX ? static_cast<double>(std::max(t, t_first) - t_first) / span : 0.0;
+      open.push_back(static_cast<std::uint32_t>(std::lround(std::clamp(share, 0.0, 1.0) * RegionProfile::kGrowthScale)));
+    }
+    return open;
   }
 
   // RegionProfile::growth: the first-touch times in order (each line's earliest, as absorbed regions

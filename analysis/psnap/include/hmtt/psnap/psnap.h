@@ -190,6 +190,11 @@ struct RegionProfile {
   // blocks instead of evenly over the range (docs/psnap.md, *Replay*).
   static constexpr int kFootprintBlockShift = 16;
   std::vector<std::pair<std::uint64_t, std::uint32_t>> footprint;
+  // When each footprint block opened: the first touch of any of its lines, as a share of the
+  // region's lifetime in units of 1 / kGrowthScale (an hmtt extension, binary version 9; empty
+  // in older profiles). Replay takes a merged region's first touches only from blocks already
+  // open, so an array the program fills in order is read in that order.
+  std::vector<std::uint32_t> footprint_open;
   // The 64-byte lines of `block` inside [base, last] (0 outside the range).
   std::uint64_t lines_in_block(std::uint64_t block) const;
   // Stride-order graph: transitions[from * kStrideBins + to] = how often a
@@ -267,14 +272,14 @@ std::string to_binary(const StreamProfile& p, BinaryCompression compression = Bi
 Result<StreamProfile> from_binary(std::string_view data);
 bool is_binary_profile(std::string_view data);
 // The body alone (no header, no compression, no CRC): for tests and fuzzing.
-// encode_body writes the current version's (8); decode_body reads `version`'s
+// encode_body writes the current version's (9); decode_body reads `version`'s
 // (1 has no lattice_stride, which then reads as 0; 1 and 2 have no return
 // scope, which then reads as ReturnScope::Window; 1 .. 3 hold one sweep at most, its
 // strides each a run of its own; 1 .. 4 have no loop code regions, which then read as
 // kOtherRegionId; 1 .. 5 no growth curves, 1 .. 6 no footprint blocks, 1 .. 7 no
-// activity curves: their flags are reserved bits there).
+// activity curves, 1 .. 8 no footprint open times: their flags are reserved bits there).
 std::string encode_body(const StreamProfile& p, BodyLayout layout = BodyLayout::Interleaved);
-Result<StreamProfile> decode_body(std::string_view body, int version = 8, BodyLayout layout = BodyLayout::Interleaved);
+Result<StreamProfile> decode_body(std::string_view body, int version = 9, BodyLayout layout = BodyLayout::Interleaved);
 
 // The synthetic stream of a profile: `length` references (0 = the profile's count).
 std::unique_ptr<ReferenceSource> make_replay(StreamProfile profile, std::uint64_t length, std::uint64_t seed);
