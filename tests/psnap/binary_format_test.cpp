@@ -650,19 +650,21 @@ TEST_CASE("psnap binary profile: a region's activity curve round-trips (version 
   CHECK(json_error([](auto& g) { g["instances_seen"][1] = 2u; }).find("activity: given for a region of one instance") != std::string::npos);
 }
 
+namespace {
+// The first region with two footprint blocks or more (loop, region); fails the test if none.
+std::pair<std::size_t, std::size_t> region_with_blocks(const psnap::StreamProfile& p) {
+  for (std::size_t l = 0; l < p.loops.size(); ++l)
+    for (std::size_t r = 0; r < p.loops[l].regions.size(); ++r)
+      if (p.loops[l].regions[r].footprint.size() >= 2) return {l, r};
+  FAIL("no region with footprint blocks");
+  return {0, 0};
+}
+}  // namespace
+
 TEST_CASE("psnap binary profile: a merged region's footprint blocks round-trip (version 7), and a bad one is named") {
   const auto p = mixed_profile();
   // The pointer chase over 6.4 MB: merged regions, each with the 64 KiB blocks of its lines.
-  std::size_t li = 0, ri = 0;
-  bool found = false;
-  for (std::size_t l = 0; l < p.loops.size() && !found; ++l)
-    for (std::size_t r = 0; r < p.loops[l].regions.size() && !found; ++r)
-      if (p.loops[l].regions[r].footprint.size() >= 2) {
-        li = l;
-        ri = r;
-        found = true;
-      }
-  REQUIRE(found);
+  const auto [li, ri] = region_with_blocks(p);
   const auto& m = p.loops[li].regions[ri];
   CHECK(m.merged > 0);
   std::uint64_t sum = 0;
@@ -709,16 +711,7 @@ TEST_CASE("psnap binary profile: a merged region's footprint blocks round-trip (
 
 TEST_CASE("psnap binary profile: the footprint blocks' open times round-trip (version 9), and bad ones are named") {
   const auto p = mixed_profile();
-  std::size_t li = 0, ri = 0;
-  bool found = false;
-  for (std::size_t l = 0; l < p.loops.size() && !found; ++l)
-    for (std::size_t r = 0; r < p.loops[l].regions.size() && !found; ++r)
-      if (p.loops[l].regions[r].footprint.size() >= 2) {
-        li = l;
-        ri = r;
-        found = true;
-      }
-  REQUIRE(found);
+  const auto [li, ri] = region_with_blocks(p);
   const auto& m = p.loops[li].regions[ri];
   // The profiler gives every block its open time, within the lifetime, not all the same.
   REQUIRE(m.footprint_open.size() == m.footprint.size());
