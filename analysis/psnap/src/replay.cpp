@@ -496,6 +496,12 @@ class RegionWalk {
     return std::nullopt;
   }
 
+  // The line of one of this walk's accesses still in its history ring, drawn evenly (ordinal_ > 0).
+  std::uint64_t recent_line(std::mt19937_64& rng) const {
+    const std::uint64_t back = rng() % std::min<std::uint64_t>(ordinal_, history_.size());
+    return history_[(ordinal_ - 1 - back) & (history_.size() - 1)];
+  }
+
   void touch(std::uint64_t line) {
     const std::uint64_t mask = history_.size() - 1;
     history_[ordinal_ & mask] = line;
@@ -534,10 +540,7 @@ class RegionWalk {
       if (shut || ahead_of_growth())
         if (const auto back = paced_return(p_.jump_reuse, rng)) return std::clamp((*back << 6) | (cursor_ & 63), p_.base, p_.last);
       // (with no return in reach, one of the lines this walk touched lately, not a block before its time)
-      if (shut && ordinal_ > 0)
-        return std::clamp((history_[(ordinal_ - 1 - rng() % std::min<std::uint64_t>(ordinal_, history_.size())) & (history_.size() - 1)] << 6) |
-                              (cursor_ & 63),
-                          p_.base, p_.last);
+      if (shut && ordinal_ > 0) return std::clamp((recent_line(rng) << 6) | (cursor_ & 63), p_.base, p_.last);
     }
     if (far_jumps_ < std::min(slots, fresh_far_)) {
       // A fresh slot, skipping (a few) whose line the walk has reached by other strides since.
