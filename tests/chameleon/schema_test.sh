@@ -17,15 +17,16 @@ require_jsonschema
 # ---- real signatures: each must validate --------------------------------------------------------
 # The default knobs (line histograms on, no layout) on the built-in demo workload.
 profile default -- demo:20000 --method chameleon
-has default /signature/line_reuse /signature/cdf/hit /signature/alpha /params/line
+has default /signature/line_reuse /signature/cdf/hit /signature/alpha /params/line /fill_bytes /signature/block_fill/0 /synthesis/fill_candidates
 # The layout knob on.
 profile layout -- demo:20000 --method chameleon --param layout=16M
 has layout /layout_bytes /signature/layout/streams /signature/layout/exact/0 /signature/layout/bins
-# A made-up lackey trace (instruction fetches, modifies) with other shapes: no line histograms,
+# A made-up lackey trace (instruction fetches, modifies) with other shapes: no line histograms or
+# block fill counts,
 # no age split, the visits clock, 8 slices per octave, interval sampling.
 lackey_trace "$dir/t.lackey" 40000
 profile lackey -- "$dir/t.lackey" --method chameleon \
-  --param line=0 --param age_bins=1 --param age_clock=visits --param sub_bins=8 \
+  --param line=0 --param fill_bytes=0 --param age_bins=1 --param age_clock=visits --param sub_bins=8 \
   --param sample_on=10000 --param sample_off=5000
 # Regions from a region map, with the layout on: every region signature has its own layout.
 printf 'region 1 first 0 15000\nregion 2 second 15000 30000\nregion 1 first 30000 35000\n' > "$dir/t.map"
@@ -78,6 +79,10 @@ mutant seed-max-0      default set /synthesis/seed_max 0            'synthesis\.
 mutant sub-bins-3      default set /sub_bins 3                      'sub_bins: must be a power of two <= 64'
 mutant age-bins-17     default set /age_bins 17                     'age_bins: must be in 1 \.\. 16'
 mutant layout-1000     layout  set /layout_bytes 1000               'layout_bytes: must be 0 or a power of two'
+mutant fill-bytes-96   default set /fill_bytes 96                   'fill_bytes: must be 0 or a power of two'
+mutant fill-cand-65    default set /synthesis/fill_candidates 65    'synthesis\.fill_candidates: must be in 1 \.\. 64'
+mutant fill-rows-17    default pop /signature/block_fill ''         'signature\.block_fill: has 17 rows, expected 18'
+mutant stray-fill      lackey  add /signature/block_fill '[[],[],[],[],[],[],[],[],[],[],[],[],[],[],[],[],[],[]]' 'signature\.block_fill: present, but the profile has no fill_bytes'
 mutant exact-far       layout  set /signature/layout/exact/0/0 549755813888 'signature\.layout\.exact\[0\]: distance 549755813888 is not below'
 mutant weight-negative icode   set /regions/0/weight -0.5           'regions\[0\]\.weight: must be a finite number >= 0'
 mutant format          default set /format '"hmtt-trace"'           'not a profile of any method'

@@ -163,6 +163,74 @@ TEST_CASE("chameleon: line distances per block-reuse bin, exact counts") {
   CHECK_FALSE(plain.signature().to_json().contains("line_reuse"));
 }
 
+TEST_CASE("chameleon: units used by each reused block, per block-reuse bin, exact counts") {
+  SignatureShape shape = paper_shape();
+  shape.fill_bytes = 128;
+  REQUIRE(shape.validate().ok());
+  CHECK(shape.fill_levels() == 2);
+  CHECK(shape.fill_row() == 5);  // 0 .. 4 units of 128 B
+  for (std::uint64_t bad : {2ull, 96ull, 512ull, 1024ull}) {
+    SignatureShape b = paper_shape();
+    b.fill_bytes = bad;
+    CHECK_FALSE(b.validate().ok());
+  }
+  SignatureTracer t({shape, 0, 0, {}});
+  // Bytes 0, 130, 4, 512, 300, 520, 0 (128 B units 0, 1, 0, 4, 2, 4, 0; blocks 0, 0, 0, 1, 0, 1, 0):
+  //   0    block cold: not counted
+  //   130  block distance 0 (alpha bin 0), the block had used 1 unit
+  //   4    distance 0, 2 units
+  //   512  block cold
+  //   300  distance 1 (alpha bin 1), 2 units (unit 2 is its third)
+  //   520  distance 1, block 1 had used 1 unit
+  //   0    distance 1, block 0 had used 3 units
+  for (std::uint64_t a : {0, 130, 4, 512, 300, 520, 0}) t.access(at(0, a));
+  t.finish();
+  const auto& s = t.signature();
+  std::vector<std::uint64_t> want(kAlphaBins * 5, 0);
+  want[0 * 5 + 1] = 1;
+  want[0 * 5 + 2] = 1;
+  want[1 * 5 + 1] = 1;
+  want[1 * 5 + 2] = 1;
+  want[1 * 5 + 3] = 1;
+  CHECK(s.block_fill == want);
+  // Written without trailing empty columns, read back count for count.
+  const auto j = s.to_json();
+  REQUIRE(j["block_fill"].size() == kAlphaBins);
+  CHECK(j["block_fill"][0] == Json::parse("[0, 1, 1]"));
+  CHECK(j["block_fill"][2].empty());
+  auto back = MemorySignature::from_json(j, shape, "sig");
+  REQUIRE(back.ok());
+  CHECK(*back == s);
+  // A signature written before the counts reads without them (synthesis then takes the block at
+  // the drawn depth), and one with them is held to the shape and to one count per block reuse.
+  Json old = j;
+  old.erase("block_fill");
+  auto without = MemorySignature::from_json(old, shape, "sig");
+  REQUIRE(without.ok());
+  CHECK(without->block_fill.empty());
+  auto error_of = [&](Json bad, const SignatureShape& sh) {
+    auto r = MemorySignature::from_json(bad, sh, "sig");
+    REQUIRE_FALSE(r.ok());
+    return r.error().message;
+  };
+  Json more = j;
+  more["block_fill"][1][4] = 1;
+  CHECK(error_of(more, shape) == "sig.block_fill: counts sum to 6, but the block reuses are 5");
+  Json rows = j;
+  rows["block_fill"].erase(rows["block_fill"].size() - 1);
+  CHECK(error_of(rows, shape) == "sig.block_fill: has 17 rows, expected 18");
+  Json wide = j;
+  wide["block_fill"][0] = Json::parse("[0, 1, 1, 0, 0, 0]");
+  CHECK(error_of(wide, shape).find("sig.block_fill[0]") == 0);
+  CHECK(error_of(j, paper_shape()) == "sig.block_fill: present, but the profile has no fill_bytes");
+  // Without fill_bytes nothing is kept.
+  SignatureTracer plain({paper_shape(), 0, 0, {}});
+  for (std::uint64_t a : {0, 130, 0}) plain.access(at(0, a));
+  plain.finish();
+  CHECK(plain.signature().block_fill.empty());
+  CHECK_FALSE(plain.signature().to_json().contains("block_fill"));
+}
+
 TEST_CASE("chameleon: interval sampling characterises sample_on of every on+off, each interval cold") {
   SignatureTracer t({paper_shape(), 1000, 9000, {}});
   // 100 000 references cycling over 10 blocks.

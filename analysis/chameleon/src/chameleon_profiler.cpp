@@ -13,6 +13,7 @@ namespace hmtt::chameleon {
 namespace {
 
 constexpr std::string_view kMethod = "chameleon";
+constexpr std::uint64_t kMaxFillCandidates = 64;
 
 Result<std::uint64_t> unsigned_field(const Json& j, const char* field, const std::string& where) {
   const auto it = j.find(field);
@@ -80,6 +81,11 @@ Result<ChameleonProfile> parse_profile(std::string_view data) {
     if (!line) return line.error();
     p.shape.line_bytes = *line;
   }
+  if (j.contains("fill_bytes")) {  // absent in profiles written before the block fill counts
+    auto fill = unsigned_field(j, "fill_bytes", where);
+    if (!fill) return fill.error();
+    p.shape.fill_bytes = *fill;
+  }
   if (j.contains("layout_bytes")) {  // absent in profiles written before the layout: first-touch order
     auto layout = unsigned_field(j, "layout_bytes", where);
     if (!layout) return layout.error();
@@ -100,6 +106,13 @@ Result<ChameleonProfile> parse_profile(std::string_view data) {
   auto tolerance = number_field(*synth, "tolerance", where + "synthesis.");
   if (!tolerance) return tolerance.error();
   p.tolerance = *tolerance;
+  if (synth->contains("fill_candidates")) {  // absent in profiles written before it: 1
+    auto fill = unsigned_field(*synth, "fill_candidates", where + "synthesis.");
+    if (!fill) return fill.error();
+    if (*fill == 0 || *fill > kMaxFillCandidates)
+      return make_error(where + "synthesis.fill_candidates: must be in 1 .. " + std::to_string(kMaxFillCandidates));
+    p.fill_candidates = static_cast<std::uint32_t>(*fill);
+  }
   const auto sig = j.find("signature");
   if (sig == j.end()) return make_error(where + "signature: missing");
   auto whole = MemorySignature::from_json(*sig, p.shape, "profile: signature");
@@ -156,6 +169,7 @@ Result<TraceSeed> seed_of(const ChameleonProfile& profile, std::uint64_t length,
   g.random_seed = random_seed;
   g.max_iterations = profile.max_iterations;
   g.tolerance = profile.tolerance;
+  g.fill_candidates = profile.fill_candidates;
   return generate_seed(*model, g);
 }
 
@@ -181,13 +195,15 @@ class ChameleonProfiler final : public Profiler {
             {"age_bins", "12", "alpha of nodes with both children used, split by the other child's age (references since its last use), log4 bins (1 = no split)"},
             {"age_clock", "references", "the age split's clock: references, or visits of the child's block"},
             {"line", "32", "narrowest width (bytes) whose reuse distances, like those of every width up to half the block, are kept per block-reuse bin and followed by synthesis (0 = none: the alpha trees alone)"},
+            {"fill_bytes", "128", "width (bytes, a power of two from word to half the block; 0 = none) of the units whose count in each reused block is kept per reuse bin, so that synthesis reuses blocks as full as the original's"},
             {"layout", "0", "span (bytes, a power of two above the block; 0 = none) modulo which the distance between consecutively first-touched blocks is kept, so that synthesis places new blocks in the cache sets the original used instead of side by side"},
             {"sample_on", "0", "interval sampling: references characterised per interval (0 = every reference)"},
             {"sample_off", "0", "interval sampling: references skipped after each interval (e.g. 9M with sample_on=1M)"},
             {"regions", "", "code regions, one signature each: a region map file ('region ID NAME T0 T1' lines) or an hmtt store whose I-Code events HMTT_EVENT(k) start region k"},
             {"seed_max", "64M", "synthesis: longest trace seed; longer traces replicate it (replication loses the reuses between copies that L2 and L3 see)"},
             {"max_iterations", "8", "synthesis: attempts of the T/R cold-miss adjustment"},
-            {"tolerance", "0.001", "synthesis: accepted max CDF gap between the seed and the signature"}};
+            {"tolerance", "0.001", "synthesis: accepted max CDF gap between the seed and the signature"},
+            {"fill", "1", "synthesis: blocks tried per block reuse (inside the drawn distance bin) to reuse one with as many fill_bytes units used as the original's reused blocks had; 1 = the block at the drawn depth, as the paper does. 8 suits board captures (whole lines, hot sets of whole blocks): docs/chameleon.md"}};
   }
 
   Result<ProfileOutput> profile(ReferenceSource& trace, const ProfileParams& params, const RunOptions& run) override {
@@ -210,12 +226,15 @@ class ChameleonProfiler final : public Profiler {
     if (!line) return line.error();
     auto layout = params.u64("layout");
     if (!layout) return layout.error();
-    opt.shape = {*block, *word, static_cast<std::uint32_t>(*sub), static_cast<std::uint32_t>(*age), *clock == "visits", *line, *layout};
+    auto fill_bytes = params.u64("fill_bytes");
+    if (!fill_bytes) return fill_bytes.error();
+    opt.shape = {*block, *word, static_cast<std::uint32_t>(*sub), static_cast<std::uint32_t>(*age), *clock == "visits", *line, *layout, *fill_bytes};
     if (auto s = opt.shape.validate(); !s) {
       std::string m = s.error().message;
       m.replace(0, m.find(':'), m.starts_with("block") ? "parameter 'block'" : m.starts_with("word") ? "parameter 'word'"
                                 : m.starts_with("line") ? "parameter 'line'"
-                                : m.starts_with("layout") ? "parameter 'layout'" : "parameter 'sub_bins'");
+                                : m.starts_with("layout") ? "parameter 'layout'"
+                                : m.starts_with("fill") ? "parameter 'fill_bytes'" : "parameter 'sub_bins'");
       return make_error(m);
     }
     auto on = params.u64("sample_on");
@@ -236,6 +255,10 @@ class ChameleonProfiler final : public Profiler {
     if (!tolerance) return tolerance.error();
     if (!(*tolerance >= 0) || !std::isfinite(*tolerance))
       return make_error("parameter 'tolerance': must be a finite number >= 0");
+    auto fill = params.u64("fill");
+    if (!fill) return fill.error();
+    if (*fill == 0 || *fill > chameleon::kMaxFillCandidates)
+      return make_error("parameter 'fill': must be in 1 .. " + std::to_string(chameleon::kMaxFillCandidates));
     auto regions_path = params.text("regions");
     if (!regions_path) return regions_path.error();
     if (!regions_path->empty()) {
@@ -271,7 +294,9 @@ class ChameleonProfiler final : public Profiler {
     j["age_clock"] = opt.shape.age_in_visits ? "visits" : "references";
     if (opt.shape.line_bytes) j["line_bytes"] = opt.shape.line_bytes;
     if (opt.shape.layout_bytes) j["layout_bytes"] = opt.shape.layout_bytes;
-    j["synthesis"] = {{"seed_max", *seed_max}, {"max_iterations", *iterations}, {"tolerance", *tolerance}};
+    if (opt.shape.fill_bytes) j["fill_bytes"] = opt.shape.fill_bytes;
+    j["synthesis"] = {{"seed_max", *seed_max}, {"max_iterations", *iterations}, {"tolerance", *tolerance},
+                      {"fill_candidates", *fill}};
     j["signature"] = tracer.signature().to_json();
     if (!opt.regions.empty()) {
       Json regions = Json::array();
@@ -310,7 +335,7 @@ class ChameleonProfiler final : public Profiler {
     }
     out.summary["stored_counts"] =
         3 + s.reuse.size() + 2 * s.alpha_yes.size() + 2 * s.first_left.size() + kKindCount + line_counts +
-        2 * s.layout_exact.size() + s.layout_bins.size();
+        2 * s.layout_exact.size() + s.layout_bins.size() + s.block_fill.size();
     out.summary["regions"] = opt.regions.empty() ? 0 : tracer.region_ids().size() + 1;
     return out;
   }

@@ -4,6 +4,7 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <unordered_map>
 
 #include "hmtt/chameleon/tracer.h"
@@ -44,6 +45,8 @@ class LruBlockList {
     place(block);
     return block;
   }
+  // The block at depth `d` (< size()), left where it is.
+  std::uint64_t peek(std::uint64_t d) const { return d == 0 ? block_at_[next_ - 1] : block_at_[kth(size_ - d)]; }
   // The block at depth `d` (< size()), moved to the head.
   std::uint64_t touch_at_depth(std::uint64_t d) {
     if (d == 0) return block_at_[next_ - 1];  // already the head
@@ -216,6 +219,7 @@ class BlockLayout {
 
 struct BlockTrace {
   std::vector<std::uint32_t> blocks;
+  std::vector<std::uint32_t> depths;     // with keep_depths: each reference's depth (UINT32_MAX: new block)
   std::vector<std::uint8_t> alpha_bins;  // kColdBin for a new block
   std::vector<double> achieved;          // probability per category (bins, then cold)
   std::uint64_t working_set = 0;
@@ -223,7 +227,7 @@ struct BlockTrace {
 
 // One attempt: `length` block references from category probabilities `p`.
 BlockTrace draw_blocks(const SignatureShape& shape, const std::vector<double>& p, std::uint64_t length,
-                       std::uint64_t seed) {
+                       std::uint64_t seed, bool keep_depths) {
   const std::size_t cold = p.size() - 1;
   std::vector<double> cumulative(p.size());
   double sum = 0;
@@ -235,6 +239,7 @@ BlockTrace draw_blocks(const SignatureShape& shape, const std::vector<double>& p
   BlockTrace t;
   t.blocks.resize(length);
   t.alpha_bins.resize(length);
+  if (keep_depths) t.depths.resize(length);
   std::vector<std::uint64_t> tally(p.size(), 0);
   for (std::uint64_t i = 0; i < length; ++i) {
     const double u = rng.unit() * sum;
@@ -259,6 +264,7 @@ BlockTrace draw_blocks(const SignatureShape& shape, const std::vector<double>& p
       t.alpha_bins[i] = static_cast<std::uint8_t>(SignatureShape::alpha_bin(d));
     }
     t.blocks[i] = static_cast<std::uint32_t>(block);
+    if (keep_depths) t.depths[i] = is_new ? UINT32_MAX : static_cast<std::uint32_t>(d);
   }
   t.working_set = lru.size();
   t.achieved.resize(p.size());
@@ -266,6 +272,62 @@ BlockTrace draw_blocks(const SignatureShape& shape, const std::vector<double>& p
     t.achieved[i] = length ? static_cast<double>(tally[i]) / static_cast<double>(length) : 0;
   return t;
 }
+
+// The block trace's reuses re-targeted, one reference at a time, alongside
+// the line choice (generate_seed step 2). Every reference keeps the depth d
+// the chosen attempt drew (so the block-level distances, new blocks
+// included, are exactly that attempt's); a reuse then draws a count k from
+// the signature's block_fill row of d's alpha bin and tries up to
+// `candidates` blocks at depths drawn uniformly in d's histogram bin (d
+// itself first): it takes the first that has used k of its fill_bytes units
+// so far, else the closest. The bin is the signature's resolution of distance, so
+// only which block of the bin is reused changes.
+class FillConditionedBlocks {
+ public:
+  FillConditionedBlocks(const SignatureShape& shape, const std::vector<double>& fill, std::uint32_t candidates,
+                        std::uint64_t length, std::uint64_t seed)
+      : shape_(shape), fill_(fill), cols_(shape.fill_row()), candidates_(std::max<std::uint32_t>(1, candidates)),
+        lru_(length), rng_(seed) {}
+  // The block of a reference the attempt drew at depth `d` (kNewBlock: a new
+  // block); `units_of(block)` = fill_bytes units the block has used so far.
+  static constexpr std::uint32_t kNewBlock = UINT32_MAX;
+  template <class UnitsOf>
+  std::uint64_t next(std::uint32_t d, UnitsOf&& units_of) {
+    if (d == kNewBlock) return lru_.push_new();
+    const double* row = &fill_[SignatureShape::alpha_bin(d) * cols_];
+    double total = 0;
+    for (std::size_t k = 0; k < cols_; ++k) total += row[k];
+    std::uint64_t at = d;
+    if (candidates_ > 1 && total > 0) {
+      double v = rng_.unit() * total;
+      std::size_t want = 0;
+      while (want + 1 < cols_ && v >= row[want]) v -= row[want++];
+      const auto [lo, hi] = shape_.histogram_range(shape_.histogram_bin(d));
+      const std::uint64_t top = std::min<std::uint64_t>(hi, lru_.size());  // the bin's depths that exist
+      std::size_t best_gap = SIZE_MAX;
+      for (std::uint32_t t = 0; t < candidates_; ++t) {
+        const std::uint64_t depth =
+            t == 0 ? d : lo + std::min(top - lo - 1, static_cast<std::uint64_t>(rng_.unit() * static_cast<double>(top - lo)));
+        const std::size_t k = units_of(lru_.peek(depth));
+        const std::size_t gap = k > want ? k - want : want - k;
+        if (gap < best_gap) {
+          best_gap = gap;
+          at = depth;
+        }
+        if (gap == 0) break;
+      }
+    }
+    return lru_.touch_at_depth(at);
+  }
+
+ private:
+  const SignatureShape& shape_;
+  const std::vector<double>& fill_;
+  std::size_t cols_;
+  std::uint32_t candidates_;
+  LruBlockList lru_;
+  Random rng_;
+};
 
 // Max |difference| of the two distributions' CDFs over every bin edge.
 double max_cdf_gap(const std::vector<double>& a, const std::vector<double>& b) {
@@ -316,6 +378,9 @@ Result<TraceSeed> generate_seed(const SignatureModel& model, const GeneratorOpti
   if (total <= 0) return make_error("signature model: no references");
   for (double& v : target) v /= total;
 
+  // Reuses re-targeted by line counts (FillConditionedBlocks) when the signature has them.
+  const bool by_fill = !model.block_fill.empty() && options.fill_candidates > 1;
+
   // 1. Block trace, with the T/R adjustment for the cold misses the list adds.
   const double tolerance =
       std::max(options.tolerance, 2.0 / std::sqrt(static_cast<double>(options.seed_length)));
@@ -325,7 +390,7 @@ Result<TraceSeed> generate_seed(const SignatureModel& model, const GeneratorOpti
   std::uint32_t iterations = 0;
   for (std::uint32_t it = 0; it < std::max<std::uint32_t>(1, options.max_iterations); ++it) {
     ++iterations;
-    BlockTrace attempt = draw_blocks(shape, input, options.seed_length, options.random_seed + it);
+    BlockTrace attempt = draw_blocks(shape, input, options.seed_length, options.random_seed + it, by_fill);
     const std::vector<double> achieved = attempt.achieved;
     const double gap = max_cdf_gap(target, achieved);
     if (gap < best_gap) {
@@ -416,7 +481,14 @@ Result<TraceSeed> generate_seed(const SignatureModel& model, const GeneratorOpti
   std::vector<double> line_cost(lines_per_block);
   std::vector<bool> candidate(lines_per_block);
   std::uint32_t trees_made = 0;
+  std::optional<FillConditionedBlocks> refill;
+  if (by_fill)
+    refill.emplace(shape, model.block_fill, options.fill_candidates, best.blocks.size(), options.random_seed ^ 0xf111b10c5ULL);
+  auto units_of = [&](std::uint64_t b) {
+    return b < trees_made ? trees.visited_at_depth(static_cast<std::uint32_t>(b), shape.fill_levels()) : std::size_t{0};
+  };
   for (std::size_t i = 0; i < best.blocks.size(); ++i) {
+    if (refill) best.blocks[i] = static_cast<std::uint32_t>(refill->next(best.depths[i], units_of));
     const std::uint32_t block = best.blocks[i];
     while (trees_made <= block) trees_made = trees.add() + 1;
     const std::size_t abin = best.alpha_bins[i] == kColdBin ? 0 : best.alpha_bins[i];

@@ -70,6 +70,10 @@ std::size_t SignatureShape::levels() const {
   return static_cast<std::size_t>(std::countr_zero(block_bytes) - std::countr_zero(word_bytes));
 }
 
+std::size_t SignatureShape::fill_levels() const {
+  return fill_bytes ? static_cast<std::size_t>(std::countr_zero(block_bytes / fill_bytes)) : 0;
+}
+
 std::size_t SignatureShape::line_levels() const {
   if (line_bytes == 0) return 0;
   return static_cast<std::size_t>(std::countr_zero(block_bytes) - std::countr_zero(line_bytes));
@@ -121,6 +125,8 @@ Status SignatureShape::validate() const {
   if (age_bins == 0 || age_bins > 16) return make_error("age_bins: must be in 1 .. 16");
   if (line_bytes != 0 && (!power_of_two(line_bytes) || line_bytes <= word_bytes || line_bytes >= block_bytes))
     return make_error("line_bytes: must be 0 or a power of two between word_bytes and block_bytes (exclusive)");
+  if (fill_bytes != 0 && (!power_of_two(fill_bytes) || fill_bytes < word_bytes || fill_bytes >= block_bytes))
+    return make_error("fill_bytes: must be 0 or a power of two from word_bytes to half of block_bytes");
   if (layout_bytes != 0 && (!power_of_two(layout_bytes) || layout_bytes <= block_bytes || layout_bytes > (std::uint64_t{1} << 40)))
     return make_error("layout_bytes: must be 0 or a power of two above block_bytes, at most 2^40");
   return Status::success();
@@ -135,6 +141,7 @@ MemorySignature MemorySignature::empty(const SignatureShape& shape) {
   s.first_left.assign(shape.levels(), 0);
   s.first_right.assign(shape.levels(), 0);
   s.line_reuse.assign(shape.line_widths() * kAlphaBins * shape.line_row(), 0);
+  s.block_fill.assign(kAlphaBins * shape.fill_row(), 0);
   s.layout_bins.assign(shape.layout_bins(), 0);
   s.layout_streams.assign(shape.layout_bytes ? kLayoutStreams : 0, 0);
   return s;
@@ -177,6 +184,8 @@ Status MemorySignature::add(const MemorySignature& other) {
   sum(first_left, other.first_left);
   sum(first_right, other.first_right);
   sum(line_reuse, other.line_reuse);
+  if (block_fill.size() != other.block_fill.size()) block_fill.clear();  // one lacks them: so does the sum
+  sum(block_fill, other.block_fill);
   for (std::size_t k = 0; k < kinds.size(); ++k) kinds[k] += other.kinds[k];
   for (std::size_t k = 0; k < sizes.size(); ++k) sizes[k] += other.sizes[k];
   sum(layout_bins, other.layout_bins);
@@ -256,6 +265,17 @@ Json MemorySignature::to_json() const {
       rows.push_back(std::vector<std::uint64_t>(row, row + static_cast<std::ptrdiff_t>(row_used)));
     }
     j["line_reuse"] = rows;
+  }
+  if (!block_fill.empty()) {
+    Json rows = Json::array();
+    const std::size_t cols = shape.fill_row();
+    for (std::size_t b = 0; b < kAlphaBins; ++b) {
+      const auto row = block_fill.begin() + static_cast<std::ptrdiff_t>(b * cols);
+      std::size_t row_used = cols;
+      while (row_used > 0 && row[static_cast<std::ptrdiff_t>(row_used - 1)] == 0) --row_used;
+      rows.push_back(std::vector<std::uint64_t>(row, row + static_cast<std::ptrdiff_t>(row_used)));
+    }
+    j["block_fill"] = rows;
   }
   if (shape.layout_bytes) {
     Json exact = Json::array();
@@ -364,6 +384,31 @@ Result<MemorySignature> MemorySignature::from_json(const Json& j, const Signatur
         return make_error(name + ": counts of width " + std::to_string(shape.line_bytes << w) + " sum to " +
                           std::to_string(line_total[w]) + ", but the block reuses are " + std::to_string(reuses));
   }
+  s.block_fill.clear();
+  if (const auto it = j.find("block_fill"); it != j.end()) {  // absent in signatures written before it
+    const std::string name = where + ".block_fill";
+    if (!shape.fill_bytes) return make_error(name + ": present, but the profile has no fill_bytes");
+    if (!it->is_array()) return make_error(name + ": not an array");
+    if (it->size() != kAlphaBins)
+      return make_error(name + ": has " + std::to_string(it->size()) + " rows, expected " + std::to_string(kAlphaBins));
+    const std::size_t cols = shape.fill_row();
+    s.block_fill.assign(kAlphaBins * cols, 0);
+    std::uint64_t filled = 0;
+    for (std::size_t r = 0; r < kAlphaBins; ++r) {
+      auto v = count_array((*it)[r], cols, true, name + "[" + std::to_string(r) + "]");
+      if (!v) return v.error();
+      for (std::size_t c = 0; c < cols; ++c) {
+        s.block_fill[r * cols + c] = (*v)[c];
+        if (filled > UINT64_MAX - (*v)[c]) return make_error(name + ": counts overflow");
+        filled += (*v)[c];
+      }
+    }
+    // One count per block reuse.
+    const std::uint64_t reuses = s.references - std::min(s.references, s.cold);
+    if (filled != reuses)
+      return make_error(name + ": counts sum to " + std::to_string(filled) + ", but the block reuses are " +
+                        std::to_string(reuses));
+  }
   if (shape.layout_bytes) {
     const std::string name = where + ".layout";
     const auto it = j.find("layout");
@@ -419,6 +464,8 @@ Result<SignatureModel> combine(const std::vector<WeightedSignature>& regions) {
   std::vector<double> yes(kAlphaBins * row, 0), seen(kAlphaBins * row, 0);
   std::vector<double> left(levels, 0), firsts(levels, 0);
   std::vector<double> lines(m.shape.line_widths() * kAlphaBins * m.shape.line_row(), 0);
+  std::vector<double> fill(kAlphaBins * m.shape.fill_row(), 0);
+  bool have_fill = !fill.empty();
   std::map<std::uint64_t, double> layout_exact;
   std::vector<double> layout_bins(m.shape.layout_bins(), 0);
   std::vector<double> layout_streams(m.shape.layout_bytes ? kLayoutStreams : 0, 0);
@@ -446,6 +493,8 @@ Result<SignatureModel> combine(const std::vector<WeightedSignature>& regions) {
     for (std::size_t k = 0; k < m.sizes.size(); ++k) m.sizes[k] += scale * static_cast<double>(s->sizes[k]);
     for (std::size_t i = 0; i < lines.size() && i < s->line_reuse.size(); ++i)
       lines[i] += scale * static_cast<double>(s->line_reuse[i]);
+    if (s->block_fill.size() != fill.size()) have_fill = false;
+    for (std::size_t i = 0; have_fill && i < fill.size(); ++i) fill[i] += scale * static_cast<double>(s->block_fill[i]);
     for (std::size_t b = 0; b < layout_bins.size() && b < s->layout_bins.size(); ++b)
       layout_bins[b] += scale * static_cast<double>(s->layout_bins[b]);
     for (const auto& [d, c] : s->layout_exact) layout_exact[d] += scale * static_cast<double>(c);
@@ -483,6 +532,14 @@ Result<SignatureModel> combine(const std::vector<WeightedSignature>& regions) {
       for (std::size_t c = 0; c < cols; ++c) lines[b * cols + c] /= sum;
   }
   m.line_reuse = std::move(lines);
+  const std::size_t fill_cols = m.shape.fill_row();
+  for (std::size_t b = 0; have_fill && b < kAlphaBins; ++b) {
+    double sum = 0;
+    for (std::size_t c = 0; c < fill_cols; ++c) sum += fill[b * fill_cols + c];
+    if (sum > 0)
+      for (std::size_t c = 0; c < fill_cols; ++c) fill[b * fill_cols + c] /= sum;
+  }
+  if (have_fill) m.block_fill = std::move(fill);
   double placed = 0;
   for (const auto& [d, w] : layout_exact) placed += w;
   for (double w : layout_bins) placed += w;

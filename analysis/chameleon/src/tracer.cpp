@@ -18,6 +18,20 @@ std::uint32_t AccessHistoryTrees::add() {
   return trees_++;
 }
 
+std::size_t AccessHistoryTrees::visited_at_depth(std::uint32_t t, std::size_t depth) const {
+  const std::size_t first = std::size_t{1} << depth, end = first << 1;
+  std::size_t n = 0;
+  for (std::size_t node = first; node < end;) {
+    const std::size_t offset = node % 64;
+    const std::size_t take = std::min<std::size_t>(64 - offset, end - node);
+    std::uint64_t w = bits_[(t * 2) * words_ + node / 64] >> offset;
+    if (take < 64) w &= (std::uint64_t{1} << take) - 1;
+    n += static_cast<std::size_t>(std::popcount(w));
+    node += take;
+  }
+  return n;
+}
+
 void AccessHistoryTrees::mark(std::uint32_t t, std::size_t node, bool right, std::uint32_t now) {
   if (ages_ && node < stride_) stamps_[t * stride_ + node] = now;
   const std::uint64_t m = std::uint64_t{1} << (node % 64);
@@ -101,6 +115,8 @@ void SignatureTracer::access(const Reference& ref) {
                        (line_distance == analysis::kColdMiss ? 0 : 1 + options_.shape.histogram_bin(line_distance))];
   }
   const auto tree = static_cast<std::uint32_t>(slot - 1);
+  if (distance != analysis::kColdMiss && !sig.block_fill.empty())
+    ++sig.block_fill[abin * options_.shape.fill_row() + trees_.visited_at_depth(tree, options_.shape.fill_levels())];
   const std::uint32_t visits = trees_.visit(tree);
   const auto now = options_.shape.age_in_visits ? visits : static_cast<std::uint32_t>(seen_);  // the age clock
   const std::uint64_t word = (ref.address % options_.shape.block_bytes) >> word_shift_;

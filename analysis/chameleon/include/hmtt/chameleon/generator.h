@@ -16,6 +16,12 @@
 //      each new block sits at a distance drawn from the signature's layout
 //      from the one before it (modulo the span, in the first free lap), so
 //      blocks share cache sets as the original's did.
+//   1c. Which block (with options.fill_candidates > 1 and a signature with
+//      block_fill). The depths stay those of the chosen attempt, but a reuse
+//      takes, among up to fill_candidates blocks drawn inside its depth's
+//      histogram bin, one that has used as many fill_bytes units so far as a
+//      count drawn from the signature's block_fill row for that depth. This
+//      runs alongside step 2, which decides the units each block uses.
 //   2. Offsets. Each synthetic block keeps an access-history tree like the
 //      tracer's; a reference walks it from the root, taking at each visited
 //      node the previous edge with probability alpha(level, reuse bin) and
@@ -47,6 +53,9 @@ struct GeneratorOptions {
   std::uint32_t max_iterations = 8;
   double tolerance = 0.001;              // max |target - achieved| of the CDF at any bin edge
   std::uint64_t base_address = 0x10000000;
+  // Blocks tried per block reuse to follow the signature's line counts (block_fill);
+  // 1 = the block at the drawn depth, as the paper does.
+  std::uint32_t fill_candidates = 1;
 };
 
 struct TraceSeed {

@@ -42,6 +42,19 @@
 //                never used. Synthesis picks the line of each block reuse to
 //                follow these (generator.h), so the reuse distances at every
 //                width the CDF does not cover follow the original's too.
+//   block_fill   (when shape.fill_bytes != 0, default 128 B; absent in
+//                signatures written before it) for every alpha bin of a block
+//                reuse, how many of the block's fill_bytes-wide units had been
+//                referenced before it: column k = k units (0 .. block_bytes /
+//                fill_bytes). It says which blocks are reused at a given
+//                depth: in a hot set of whole blocks read at random the
+//                reused blocks are full, while blocks a pointer chase touched
+//                once have one unit used. Synthesis tries several blocks inside
+//                each drawn distance bin and takes the one whose count
+//                follows these (generator.h); without them a block reuse at
+//                depth d takes whichever block is there, mostly young blocks
+//                with few lines, and reaching for the far lines the original
+//                reused it touches new ones instead.
 //   layout       (when shape.layout_bytes != 0) where new blocks are placed.
 //                At every first touch of a block: if it is the block right
 //                after the j-th most recent new block (j = 1..kLayoutStreams:
@@ -98,6 +111,7 @@ struct SignatureShape {
   bool age_in_visits = false;       // age clock: references (false) or visits of the child's block (true)
   std::uint64_t line_bytes = 0;     // line-distance histogram per alpha bin at this width (0 = none)
   std::uint64_t layout_bytes = 0;   // new-block placement modulo this span (0 = none: first-touch order)
+  std::uint64_t fill_bytes = 0;     // block_fill counts units of this width (0 = none)
 
   std::size_t levels() const;          // log2(block / word)
   std::size_t histogram_bins() const;  // 1 + kOctaves * sub_bins
@@ -109,6 +123,10 @@ struct SignatureShape {
   std::size_t line_widths() const { return line_levels(); }
   // Columns of a line_reuse row: first touch of the line, then histogram_bins().
   std::size_t line_row() const { return line_bytes ? 1 + histogram_bins() : 0; }
+  // Columns of a block_fill row: 0 .. block_bytes / fill_bytes units referenced before;
+  // the units' depth in the access-history tree (log2(block / fill)).
+  std::size_t fill_row() const { return fill_bytes ? 1 + block_bytes / fill_bytes : 0; }
+  std::size_t fill_levels() const;
   // Blocks of the layout span (0 without layout) and its log2 bins (1 + log2 of that).
   std::uint64_t layout_blocks() const { return layout_bytes ? layout_bytes / block_bytes : 0; }
   std::size_t layout_bins() const;
@@ -123,7 +141,8 @@ struct SignatureShape {
   std::pair<std::uint64_t, std::uint64_t> histogram_range(std::size_t bin) const;
   // Checks the shape (powers of two, block > word, sub_bins a power of two <= 64,
   // line_bytes 0 or a power of two with word < line < block, layout_bytes 0 or a
-  // power of two with block < layout <= 2^40).
+  // power of two with block < layout <= 2^40, fill_bytes 0 or a power of two
+  // with word <= fill < block).
   Status validate() const;
   friend bool operator==(const SignatureShape&, const SignatureShape&) = default;
 };
@@ -142,6 +161,9 @@ struct MemorySignature {
   // line_widths() x kAlphaBins rows of shape.line_row() counts, width-major
   // (row w * kAlphaBins + alpha bin: width line_bytes << w); empty when line_bytes == 0.
   std::vector<std::uint64_t> line_reuse;
+  // kAlphaBins rows of shape.fill_row() counts; empty when fill_bytes == 0 or
+  // the signature was written before them.
+  std::vector<std::uint64_t> block_fill;
   // Layout (empty without shape.layout_bytes): distance -> count for the exact
   // distances, and layout_bins() counts of the others.
   std::map<std::uint64_t, std::uint64_t> layout_exact;
@@ -195,6 +217,10 @@ struct SignatureModel {
   // line_widths() x kAlphaBins rows of shape.line_row(): P(line distance column |
   // width, alpha bin of the block reuse); a row never observed is all zero.
   std::vector<double> line_reuse;
+  // kAlphaBins rows of shape.fill_row(): P(the reused block had k units used |
+  // alpha bin); a row never observed is all zero. Empty when any region's
+  // signature has no counts (then synthesis takes the block at the drawn depth).
+  std::vector<double> block_fill;
   // Layout distances: (distance, weight) exact, then layout_bins() bin weights;
   // both empty without layout (or when no distance was observed).
   std::vector<std::pair<std::uint64_t, double>> layout_exact;

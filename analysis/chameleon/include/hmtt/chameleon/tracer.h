@@ -54,6 +54,9 @@ class AccessHistoryTrees {
   // Node `node` (heap order: root 1, children 2n and 2n+1) of tree `t`.
   bool visited(std::uint32_t t, std::size_t node) const { return bit(t, 0, node); }
   bool went_right(std::uint32_t t, std::size_t node) const { return bit(t, 1, node); }
+  // Visited nodes of tree `t` at `depth` (the root is depth 0): for the depth of
+  // the lines, how many of the block's lines were used.
+  std::size_t visited_at_depth(std::uint32_t t, std::size_t depth) const;
   void mark(std::uint32_t t, std::size_t node, bool right, std::uint32_t now = 0);
   // Starts a visit of tree `t`: its number (1, 2, ...; 0 without ages), the clock of age_in_visits.
   std::uint32_t visit(std::uint32_t t) { return ages_ ? ++stamps_[t * stride_] : 0; }
