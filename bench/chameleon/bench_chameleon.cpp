@@ -87,10 +87,20 @@ int main(int argc, char** argv) {
   chameleon::TracerOptions options;
   options.shape.age_bins = 12;    // the profiler's defaults
   options.shape.line_bytes = 32;  // (line distances at 32, 64, 128 and 256 B)
+  options.shape.fill_bytes = 128; // (128 B units used by each reused block)
   chameleon::SignatureTracer tracer(options);
   tracer.access(trace);
   tracer.finish();
   const double sig_s = seconds_since(t0);
+
+  // The same without the block fill counts, to show what they cost.
+  t0 = std::chrono::steady_clock::now();
+  chameleon::TracerOptions no_fill = options;
+  no_fill.shape.fill_bytes = 0;
+  chameleon::SignatureTracer tracer0(no_fill);
+  tracer0.access(trace);
+  tracer0.finish();
+  const double sig0_s = seconds_since(t0);
 
   auto psnap2 = analysis::HierarchySimulator::create(analysis::psnap_hierarchies());
   t0 = std::chrono::steady_clock::now();
@@ -110,6 +120,7 @@ int main(int argc, char** argv) {
   js.number("lru512_s", lru_s);
   js.number("psnap_s", psnap_s);
   js.number("signature_s", sig_s);
+  js.number("signature_without_fill_s", sig0_s);
   js.number("signature_psnap_s", both_s);
   js.number("signature_over_lru512", sig_s / lru_s);
   js.number("signature_over_psnap", sig_s / psnap_s);
@@ -123,6 +134,7 @@ int main(int argc, char** argv) {
   row("lru512", lru_s);
   row("psnap", psnap_s);
   row("signature", sig_s);
+  row("sig-nofill", sig0_s);
   row("sig+psnap", both_s);
   const auto shape = tracer.signature().shape;
   std::fprintf(out, "signature: %zu JSON bytes (%.4f bytes per reference); %zu numbers in the paper's sense "
