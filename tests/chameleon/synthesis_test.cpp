@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -528,10 +529,35 @@ TEST_CASE("chameleon synth: sort -n's recorded Valgrind lackey trace (tests/data
   // figures are the same every run and the bounds are them plus a small
   // margin. L2's miss the issue's (L1 misses are 0.5 % of this trace's
   // references, and the synthetic's set-associative L1s miss by conflict more
-  // often than the original's: docs/accuracy.md).
+  // often than the original's: docs/accuracy.md). L2's mean was 0.042 while
+  // the synthetic's working set was 20 % too large (its extra cold lines hid
+  // part of that conflict over-hit); with the working set right, 0.052.
   check_real_program("sort -n (recorded)", *v,
                      {.lru_mean = 0.001, .lru_max = 0.02, .l1_mean = 0.001, .l1_max = 0.003,
-                      .l2_mean = 0.045, .l2_max = 0.085, .other_mean = 0.01, .other_max = 0.035});
+                      .l2_mean = 0.06, .l2_max = 0.09, .other_mean = 0.01, .other_max = 0.035});
+}
+
+TEST_CASE("chameleon synth: the T/R adjustment gets the working set right, not only the CDF") {
+  // A real program's cold share (sort -n: 993 blocks in 1.3 M references, 8e-4) is far below
+  // the CDF tolerance (2 / sqrt(length) = 0.0018), so an attempt passes on its CDF alone with
+  // its deep draws past the short early list as extra new blocks: the seed's working set was
+  // 20 % too large (1,200 blocks against 993 on the longer sort trace of docs/accuracy.md).
+  auto src = tracefmt::open_trace(std::string(HMTT_SOURCE_DIR) + "/tests/data/sort-n.lackey.hmtt");
+  REQUIRE(src.ok());
+  auto v = collect(**src);
+  REQUIRE(v.ok());
+  auto parsed = parse_profile(profile_of(*v));
+  REQUIRE(parsed.ok());
+  const double cold = static_cast<double>(parsed->signature.cold);
+  for (std::uint64_t seed : {1, 2}) {
+    auto s = seed_of(*parsed, 0, seed);
+    REQUIRE(s.ok());
+    const double ws = static_cast<double>(s->working_set_blocks);
+    MESSAGE("seed " << seed << ": working set " << ws << " blocks, signature's cold " << cold << ", " << s->iterations
+                    << " attempts, CDF max error " << s->cdf_max_error);
+    CHECK(std::abs(ws / cold - 1) <= std::max(0.02, 3 / std::sqrt(cold)));
+    CHECK(s->cdf_max_error <= 2 / std::sqrt(static_cast<double>(v->size())));
+  }
 }
 
 TEST_CASE("chameleon synth: a real program traced by Valgrind lackey now") {
@@ -567,9 +593,11 @@ TEST_CASE("chameleon synth: a real program traced by Valgrind lackey now") {
   // host (measured mean 0.034-0.045, max 0.055-0.096, the last on CI's
   // machine), so its bound is the spread plus a margin; the recorded trace's
   // case holds L2 tightly.
+  // Since the working set is right (the recorded trace's case says why) this trace measured L2
+  // mean 0.050 here, and the longer sort of docs/accuracy.md 0.028-0.049 over three seeds.
   check_real_program("sort -n (now)", *v,
                      {.lru_mean = 0.002, .lru_max = 0.035, .l1_mean = 0.002, .l1_max = 0.01,
-                      .l2_mean = 0.06, .l2_max = 0.13, .other_mean = 0.01, .other_max = 0.035});
+                      .l2_mean = 0.075, .l2_max = 0.13, .other_mean = 0.01, .other_max = 0.035});
 }
 
 TEST_CASE("chameleon: alpha split by node age round-trips and keeps the 512 B rates") {
