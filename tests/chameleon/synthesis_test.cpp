@@ -534,7 +534,7 @@ TEST_CASE("chameleon synth: sort -n's recorded Valgrind lackey trace (tests/data
   // part of that conflict over-hit); with the working set right, 0.052.
   check_real_program("sort -n (recorded)", *v,
                      {.lru_mean = 0.001, .lru_max = 0.02, .l1_mean = 0.001, .l1_max = 0.003,
-                      .l2_mean = 0.06, .l2_max = 0.09, .other_mean = 0.01, .other_max = 0.035});
+                      .l2_mean = 0.06, .l2_max = 0.085, .other_mean = 0.01, .other_max = 0.035});
 }
 
 TEST_CASE("chameleon synth: the T/R adjustment gets the working set right, not only the CDF") {
