@@ -22,8 +22,7 @@ has default /signature/line_reuse /signature/cdf/hit /signature/alpha /params/li
 profile layout -- demo:20000 --method chameleon --param layout=16M
 has layout /layout_bytes /signature/layout/streams /signature/layout/exact/0 /signature/layout/bins
 # A made-up lackey trace (instruction fetches, modifies) with other shapes: no line histograms or
-# block fill counts,
-# no age split, the visits clock, 8 slices per octave, interval sampling.
+# block fill counts, no age split, the visits clock, 8 slices per octave, interval sampling.
 lackey_trace "$dir/t.lackey" 40000
 profile lackey -- "$dir/t.lackey" --method chameleon \
   --param line=0 --param fill_bytes=0 --param age_bins=1 --param age_clock=visits --param sub_bins=8 \
