@@ -349,6 +349,7 @@ TEST_CASE("chameleon profile: knobs are checked and named") {
   CHECK(run_with({"fill_bytes=96"}).find("'fill_bytes'") != std::string::npos);
   CHECK(run_with({"fill_bytes=512"}).find("'fill_bytes'") != std::string::npos);
   CHECK(run_with({"fill_bytes=0"}) == "");
+  CHECK(run_with({"fill=8", "fill_bytes=0"}) == "parameter 'fill': needs fill_bytes > 0 (the counts it follows)");
 }
 
 TEST_CASE("chameleon synth: malformed profiles are errors naming the field, never a crash") {
@@ -373,6 +374,10 @@ TEST_CASE("chameleon synth: malformed profiles are errors naming the field, neve
          row[0] = row[0].get<std::uint64_t>() + 7;
        }},
       {"signature.block_fill[2]", [](Json& j) { j["signature"]["block_fill"][2] = "x"; }},
+      {"synthesis.fill_candidates: 8 needs signature.block_fill", [](Json& j) {
+         j["synthesis"]["fill_candidates"] = 8;
+         j["signature"].erase("block_fill");
+       }},
       {"signature.reuse", [](Json& j) { j["signature"]["reuse"] = "x"; }},
       {"signature.reuse[1]", [](Json& j) { j["signature"]["reuse"][1] = -4; }},
       {"signature.reuse: cold + reuse", [](Json& j) { j["signature"]["cold"] = 1; }},

@@ -123,6 +123,9 @@ Result<ChameleonProfile> parse_profile(std::string_view data) {
                       " differs from sampled_references " + std::to_string(p.sampled_references));
   if (p.sampled_references > p.references)
     return make_error(where + "sampled_references: more than references");
+  if (p.fill_candidates > 1 && p.signature.block_fill.empty())
+    return make_error(where + "synthesis.fill_candidates: " + std::to_string(p.fill_candidates) +
+                      " needs signature.block_fill (a profile made with fill_bytes > 0)");
   if (const auto regions = j.find("regions"); regions != j.end()) {
     if (!regions->is_array()) return make_error(where + "regions: not an array");
     std::unordered_map<std::uint32_t, std::size_t> seen;  // region id -> its entry
@@ -259,6 +262,8 @@ class ChameleonProfiler final : public Profiler {
     if (!fill) return fill.error();
     if (*fill == 0 || *fill > chameleon::kMaxFillCandidates)
       return make_error("parameter 'fill': must be in 1 .. " + std::to_string(chameleon::kMaxFillCandidates));
+    if (*fill > 1 && opt.shape.fill_bytes == 0)
+      return make_error("parameter 'fill': needs fill_bytes > 0 (the counts it follows)");
     auto regions_path = params.text("regions");
     if (!regions_path) return regions_path.error();
     if (!regions_path->empty()) {
