@@ -4,6 +4,7 @@
 #include <lz4.h>
 
 #if defined(__x86_64__)
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -154,7 +155,13 @@ __attribute__((target("bmi2,lzcnt"))) std::uint8_t* encode_residuals_bmi2(const 
 
 bool residual_bmi2_available() {
 #if defined(__x86_64__)
-  static const bool ok = __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("lzcnt");
+  // CPUID itself: clang's __builtin_cpu_supports knows no "lzcnt" (the libFuzzer build failed on it).
+  static const bool ok = [] {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    const bool bmi2 = __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & (1u << 8)) != 0;      // leaf 7 EBX bit 8
+    const bool lzcnt = __get_cpuid(0x80000001u, &a, &b, &c, &d) && (c & (1u << 5)) != 0;  // ECX bit 5 (ABM)
+    return bmi2 && lzcnt;
+  }();
   return ok;
 #else
   return false;
