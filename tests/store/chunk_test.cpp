@@ -2,6 +2,8 @@
 // BLOB") and round trips over random and edge-case runs.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <bit>
 #include <cstring>
 #include <random>
 
@@ -38,6 +40,16 @@ std::vector<std::uint8_t> encode(const std::vector<Reference>& refs, int accel =
   Status st = encode_chunk(refs, blob, accel);
   REQUIRE_MESSAGE(st.ok(), (st.ok() ? "" : st.error().message));
   return blob;
+}
+
+// Loads a BLOB after recomputing its XXH64 trailer (so that an edit reaches the checks behind the
+// checksum): "ok" or the decoder's error.
+std::string load_with_trailer(std::vector<std::uint8_t> b) {
+  std::uint64_t h = xxh64({b.data(), b.size() - 8});
+  std::memcpy(b.data() + b.size() - 8, &h, 8);
+  ChunkDecoder d;
+  Status st = d.load(b);
+  return st.ok() ? std::string("ok") : st.error().message;
 }
 
 }  // namespace
@@ -241,9 +253,9 @@ TEST_CASE("decoder names what is wrong in a damaged BLOB") {
   b.pop_back();
   CHECK(message(b).find("checksum mismatch") != std::string::npos);
   b = good;
-  b[4] = 3;
+  b[4] = 4;
   refresh(b);
-  CHECK(message(b).find("version 3") != std::string::npos);
+  CHECK(message(b).find("version 4, this reader knows 2 and 3") != std::string::npos);
   b = good;
   b[32 + 8] = 9;  // time width 9
   refresh(b);
@@ -251,7 +263,7 @@ TEST_CASE("decoder names what is wrong in a damaged BLOB") {
   b = good;
   b[4] = 1;  // the never-released version 1
   refresh(b);
-  CHECK(message(b).find("version 1, this reader knows 2") != std::string::npos);
+  CHECK(message(b).find("version 1, this reader knows 2 and 3") != std::string::npos);
   b = good;
   b[12] += 1;  // plane count
   refresh(b);
@@ -298,13 +310,7 @@ TEST_CASE("decoder rejects a malformed residual stream and says which residual")
   std::memcpy(&raw, good.data() + 112, 4);
   REQUIRE(raw == 20);
   CHECK(decode_all(good) == refs);
-  auto message = [](std::vector<std::uint8_t> b) {
-    std::uint64_t h = xxh64({b.data(), b.size() - 8});
-    std::memcpy(b.data() + b.size() - 8, &h, 8);
-    ChunkDecoder d;
-    Status st = d.load(b);
-    return st.ok() ? std::string("ok") : st.error().message;
-  };
+  auto message = load_with_trailer;
   auto b = good;
   b[136 + 9] |= 0x80;  // residual 0 runs on: ten continuation bytes in a row
   CHECK(message(b).find("residual 0 is not a complete varint") != std::string::npos);
@@ -391,4 +397,140 @@ TEST_CASE("a batch that fails its check leaves the chunk's summary as it was") {
   CHECK(summary.a_max == before.a_max);
   CHECK(summary.dt_max == before.dt_max);
   CHECK(summary.kind_mask == before.kind_mask);
+}
+
+TEST_CASE("packed planes: the docs/store.md example byte for byte, and every width round trips") {
+  // {5, 9, 5, 7, 9, 9, 5, 7, 7}: k = 3 symbols {5, 7, 9}, w = 2, indices 0 2 0 1 2 2 0 1 1 LSB first.
+  const std::vector<std::uint8_t> plane = {5, 9, 5, 7, 9, 9, 5, 7, 7};
+  detail::PackedPlan plan;
+  REQUIRE(detail::plan_packed(plane, plan));
+  CHECK(plan.symbols == 3);
+  CHECK(plan.width == 2);
+  REQUIRE(plan.bytes == 7);
+  std::vector<std::uint8_t> payload(plan.bytes + 8, 0xEE);
+  detail::write_packed(plane, plan, payload.data());
+  payload.resize(plan.bytes);
+  CHECK(payload == std::vector<std::uint8_t>{0x02, 0x05, 0x07, 0x09, 0x48, 0x4A, 0x01});
+  std::vector<std::uint8_t> back(plane.size());
+  REQUIRE(detail::read_packed(payload, plane.size(), back.data()).ok());
+  CHECK(back == plane);
+
+  std::mt19937_64 rng(5);
+  for (unsigned k : {1u, 2u, 3u, 4u, 5u, 8u, 9u, 16u, 17u, 31u, 32u, 33u, 64u, 65u, 100u, 128u}) {
+    for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{8}, std::size_t{9}, std::size_t{63},
+                          std::size_t{1000}, std::size_t{4097}}) {
+      CAPTURE(k);
+      CAPTURE(n);
+      // k symbols spread over 0..255, or a run of consecutive values (the unpacker's add path);
+      // the first n draws use all of them when n >= k.
+      const bool run = rng() % 2 == 0;
+      CAPTURE(run);
+      std::vector<std::uint8_t> symbols(256);
+      for (unsigned v = 0; v < 256; ++v) symbols[v] = static_cast<std::uint8_t>(run ? (v + 256 - k) % 256 : v);
+      if (!run) std::shuffle(symbols.begin(), symbols.end(), rng);
+      symbols.resize(k);
+      std::vector<std::uint8_t> in(n);
+      for (std::size_t i = 0; i < n; ++i) in[i] = symbols[i < k ? i : rng() % k];
+      REQUIRE(detail::plan_packed(in, plan));
+      const unsigned used = static_cast<unsigned>(std::min<std::size_t>(k, n));
+      CHECK(plan.symbols == used);
+      const unsigned w = used <= 1 ? 0 : static_cast<unsigned>(std::bit_width(used - 1));
+      CHECK(plan.width == w);
+      CHECK(plan.bytes == 1 + used + (n * w + 7) / 8);
+      std::vector<std::uint8_t> buf(plan.bytes + 8);
+      detail::write_packed(in, plan, buf.data());
+      buf.resize(plan.bytes);
+      std::vector<std::uint8_t> out(n);
+      REQUIRE(detail::read_packed(buf, n, out.data()).ok());
+      CHECK(out == in);
+    }
+  }
+  std::vector<std::uint8_t> many(300);
+  for (std::size_t i = 0; i < many.size(); ++i) many[i] = static_cast<std::uint8_t>(i);
+  CHECK_FALSE(detail::plan_packed(many, plan));  // 256 distinct values: more than 128
+}
+
+TEST_CASE("packed planes: the decoder names what is wrong") {
+  const std::vector<std::uint8_t> good = {0x02, 0x05, 0x07, 0x09, 0x48, 0x4A, 0x01};  // the example above
+  auto message = [](const std::vector<std::uint8_t>& payload, std::size_t raw = 9) {
+    std::vector<std::uint8_t> out(raw);
+    Status st = detail::read_packed(payload, raw, out.data());
+    return st.ok() ? std::string("ok") : st.error().message;
+  };
+  CHECK(message(good) == "ok");
+  CHECK(message({}).find("empty") != std::string::npos);
+  auto b = good;
+  b[0] = 200;
+  CHECK(message(b).find("201 symbols, more than 128") != std::string::npos);
+  b = good;
+  b[2] = 0x05;  // table 5 5 9
+  CHECK(message(b).find("not in increasing order at byte 2") != std::string::npos);
+  b = good;
+  b.push_back(0);
+  CHECK(message(b).find("takes 7 bytes, not 8") != std::string::npos);
+  CHECK(message(good, 13).find("3 symbols and 13 bytes takes 8 bytes, not 7") != std::string::npos);
+  b = good;
+  b[6] = 0x05;  // index 8 = 1, and a bit set in the padding
+  CHECK(message(b).find("bits set past its last index") != std::string::npos);
+  b = good;
+  b[4] = 0x4B;  // index 0 = 3: past 3 symbols
+  CHECK(message(b).find("index 0 (byte 4) is 3, past its 3 symbols") != std::string::npos);
+  // The same deep in a long plane, where indices are unpacked eight at a time: a table of
+  // consecutive values (5 6 7) and a scattered one (5 7 9).
+  for (std::uint8_t mid : {std::uint8_t{6}, std::uint8_t{7}}) {
+    std::vector<std::uint8_t> plane(4097);
+    for (std::size_t i = 0; i < plane.size(); ++i) plane[i] = i % 3 == 0 ? 5 : i % 3 == 1 ? mid : 9 - (mid == 6 ? 2 : 0);
+    detail::PackedPlan plan;
+    REQUIRE(detail::plan_packed(plane, plan));
+    REQUIRE(plan.width == 2);
+    std::vector<std::uint8_t> payload(plan.bytes + 8);
+    detail::write_packed(plane, plan, payload.data());
+    payload.resize(plan.bytes);
+    CHECK(message(payload, plane.size()) == "ok");
+    payload[4 + 1000 / 4] |= 0x03 << (2 * (1000 % 4));  // index 1000 becomes 3
+    CHECK(message(payload, plane.size()).find("index 1000 (byte 254) is 3, past its 3 symbols") != std::string::npos);
+  }
+}
+
+TEST_CASE("a board-like chunk bit-packs its time and kind planes (format 3) and decodes") {
+  // Line-sized reads and writes, streams and random lines, time steps of 1-4 (one in eight up to 40):
+  // the time plane (40 values) and the kind plane (a few) are packed; the residuals stay raw.
+  std::mt19937_64 rng(3);
+  std::vector<Reference> refs(131072);
+  std::uint64_t t = 0, seq = 0x10000000;
+  for (auto& r : refs) {
+    t += 1 + (rng() % 8 == 0 ? rng() % 40 : rng() % 4);
+    r.time = t;
+    r.size = 64;
+    if (rng() % 10 < 7) {
+      r.address = seq;
+      seq += 64;
+      r.kind = Kind::Read;
+    } else {
+      r.address = (rng() & 0xFFFFFFFFULL) & ~std::uint64_t{63};
+      r.kind = rng() % 4 == 0 ? Kind::Write : Kind::Read;
+    }
+  }
+  const auto blob = encode(refs);
+  CHECK(blob[4] == 3);
+  std::uint32_t planes = 0;
+  std::memcpy(&planes, blob.data() + 12, 4);
+  REQUIRE(planes == 3);  // time, residuals, kind
+  CHECK(blob[112 + 8] == 2);       // time: packed
+  CHECK(blob[112 + 12 + 8] == 0);  // residuals: raw (random lines)
+  CHECK(blob[112 + 24 + 8] == 2);  // kind: packed
+  CHECK(decode_all(blob) == refs);
+
+  auto message = load_with_trailer;
+  auto b = blob;
+  b[4] = 2;  // a packed plane in a format 2 chunk
+  CHECK(message(b).find("offset 120: plane encoding 2 (packed) in a chunk of format version 2") != std::string::npos);
+  b = blob;
+  b[112 + 12 + 8] = 2;  // the residual stream marked packed
+  CHECK(message(b).find("offset 132: the residual stream (plane 1) cannot be packed") != std::string::npos);
+  const std::size_t time_at = 112 + 3 * 12;  // the time plane's payload follows the plane table
+  b = blob;
+  b[time_at + 2] = b[time_at + 1];  // the time plane's symbol table: two equal entries
+  CHECK(message(b).find("offset 148: plane 0: packed plane's symbol table is not in increasing order at byte 2") !=
+        std::string::npos);
 }

@@ -175,6 +175,229 @@ std::uint8_t* encode_residuals(const std::uint64_t* dv, std::uint64_t m, unsigne
   return encode_residuals_generic(dv, m, shift, res);
 }
 
+// Packed planes. Eight values make W bytes of codes (8 x W bits), written or read as one word.
+namespace {
+
+template <unsigned W>
+void pack_codes(const std::uint8_t* in, std::size_t n, const std::uint8_t* code, std::uint8_t* out) {
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    std::uint64_t v = 0;
+    for (unsigned j = 0; j < 8; ++j) v |= std::uint64_t{code[in[i + j]]} << (W * j);
+    std::memcpy(out, &v, 8);  // W bytes belong to this group; the rest is overwritten or slack
+    out += W;
+  }
+  if (i < n) {
+    std::uint64_t v = 0;
+    for (unsigned j = 0; i + j < n; ++j) v |= std::uint64_t{code[in[i + j]]} << (W * j);
+    std::memcpy(out, &v, 8);
+  }
+}
+
+// Returns nonzero if an index is k or more (then `out` holds garbage; the caller reports it).
+template <unsigned W>
+unsigned unpack_codes(const std::uint8_t* codes, std::size_t code_bytes, std::size_t n, const std::uint8_t* table,
+                      unsigned k, std::uint8_t* out) {
+  constexpr std::uint64_t mask = (std::uint64_t{1} << W) - 1;
+  unsigned top = 0;
+  std::size_t i = 0, at = 0;
+  for (; i + 8 <= n && at + 8 <= code_bytes; i += 8, at += W) {
+    std::uint64_t v;
+    std::memcpy(&v, codes + at, 8);
+    for (unsigned j = 0; j < 8; ++j) {
+      const auto c = static_cast<unsigned>((v >> (W * j)) & mask);
+      top |= c + (kPackedMaxSymbols - k);  // bit 7 set iff c >= k (c, k <= 128)
+      out[i + j] = table[c];
+    }
+  }
+  for (; i < n; i += 8, at += W) {  // the last groups, without reading past the payload
+    std::uint8_t tail[16] = {};
+    std::memcpy(tail, codes + at, std::min<std::size_t>(8, code_bytes - at));
+    std::uint64_t v;
+    std::memcpy(&v, tail, 8);
+    for (unsigned j = 0; j < 8 && i + j < n; ++j) {
+      const auto c = static_cast<unsigned>((v >> (W * j)) & mask);
+      top |= c + (kPackedMaxSymbols - k);
+      out[i + j] = table[c];
+    }
+  }
+  return top & kPackedMaxSymbols;
+}
+
+#if defined(__x86_64__)
+// The bulk of a plane eight indices at a time with BMI2's PDEP spreading them into bytes; the
+// values are then index + table[0] when the table is a run of consecutive values (a time plane's
+// steps), else an SSSE3 byte shuffle through the table when it has at most 16 entries. Returns how
+// many values it did (a multiple of 8; 0 when neither applies) and ORs bit 7 into `bad` if an
+// index is k or more.
+__attribute__((target("bmi2,ssse3"))) std::size_t unpack_bulk_bmi2(const std::uint8_t* codes, std::size_t code_bytes,
+                                                                   std::size_t n, unsigned w, unsigned k,
+                                                                   const std::uint8_t* table, std::uint8_t* out,
+                                                                   std::uint64_t& bad) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+  const bool consecutive = table[k - 1] - table[0] == static_cast<int>(k - 1);
+  if (w == 0 || (!consecutive && w > 4)) return 0;
+  const std::uint64_t spread = ((std::uint64_t{1} << w) - 1) * kOnes;
+  const std::uint64_t over = (kPackedMaxSymbols - k) * kOnes;  // + index: bit 7 set iff index >= k
+  const std::uint64_t base = table[0] * kOnes;
+  std::size_t i = 0, at = 0;
+  std::uint64_t flag = 0;
+  if (consecutive) {
+    for (; i + 8 <= n && at + 8 <= code_bytes; i += 8, at += w) {
+      std::uint64_t v;
+      std::memcpy(&v, codes + at, 8);
+      const std::uint64_t idx = _pdep_u64(v, spread);
+      flag |= idx + over;
+      const std::uint64_t bytes = idx + base;  // no carries: table[0] + index <= table[k - 1] <= 255
+      std::memcpy(out + i, &bytes, 8);
+    }
+  } else {
+    std::uint8_t t16[16] = {};
+    std::memcpy(t16, table, k);
+    const __m128i lut = _mm_loadu_si128(reinterpret_cast<const __m128i*>(t16));
+    for (; i + 8 <= n && at + 8 <= code_bytes; i += 8, at += w) {
+      std::uint64_t v;
+      std::memcpy(&v, codes + at, 8);
+      const std::uint64_t idx = _pdep_u64(v, spread);
+      flag |= idx + over;
+      const auto bytes = static_cast<std::uint64_t>(
+          _mm_cvtsi128_si64(_mm_shuffle_epi8(lut, _mm_cvtsi64_si128(static_cast<long long>(idx)))));
+      std::memcpy(out + i, &bytes, 8);
+    }
+  }
+  bad |= flag & (0x80 * kOnes);
+  return i;
+}
+#endif
+
+}  // namespace
+
+namespace {
+
+// Presence of each byte value. Eight bytes at a time, stored only when one of them is new: the
+// loads do not wait on stores (0.28 against 0.70 ns a byte storing every byte, on 40 values).
+void mark_present(std::span<const std::uint8_t> plane, std::array<std::uint8_t, 256>& seen) {
+  const std::uint8_t* in = plane.data();
+  const std::size_t n = plane.size();
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const unsigned all = seen[in[i]] & seen[in[i + 1]] & seen[in[i + 2]] & seen[in[i + 3]] & seen[in[i + 4]] &
+                         seen[in[i + 5]] & seen[in[i + 6]] & seen[in[i + 7]];
+    if (!all) {
+      for (unsigned j = 0; j < 8; ++j) seen[in[i + j]] = 1;
+    }
+  }
+  for (; i < n; ++i) seen[in[i]] = 1;
+}
+
+}  // namespace
+
+unsigned distinct_bytes(std::span<const std::uint8_t> plane) {
+  std::array<std::uint8_t, 256> seen{};
+  mark_present(plane, seen);
+  unsigned k = 0;
+  for (unsigned v = 0; v < 256; ++v) k += seen[v];
+  return k;
+}
+
+bool plan_packed(std::span<const std::uint8_t> plane, PackedPlan& plan) {
+  if (plane.empty()) return false;
+  std::array<std::uint8_t, 256> seen{};
+  mark_present(plane, seen);
+  unsigned k = 0;
+  for (unsigned v = 0; v < 256; ++v) k += seen[v];
+  if (k > kPackedMaxSymbols) return false;
+  plan.symbols = k;
+  plan.width = k <= 1 ? 0 : 32u - static_cast<unsigned>(std::countl_zero(k - 1));
+  plan.bytes = 1 + k + (plane.size() * plan.width + 7) / 8;
+  plan.code.fill(0);
+  plan.table.fill(0);
+  for (unsigned v = 0, r = 0; v < 256; ++v) {
+    if (!seen[v]) continue;
+    plan.code[v] = static_cast<std::uint8_t>(r);
+    plan.table[r++] = static_cast<std::uint8_t>(v);
+  }
+  return true;
+}
+
+void write_packed(std::span<const std::uint8_t> plane, const PackedPlan& plan, std::uint8_t* out) {
+  out[0] = static_cast<std::uint8_t>(plan.symbols - 1);
+  std::memcpy(out + 1, plan.table.data(), plan.symbols);
+  std::uint8_t* codes = out + 1 + plan.symbols;
+  const std::uint8_t* in = plane.data();
+  const std::size_t n = plane.size();
+  const std::uint8_t* code = plan.code.data();
+  switch (plan.width) {
+    case 0: break;
+    case 1: pack_codes<1>(in, n, code, codes); break;
+    case 2: pack_codes<2>(in, n, code, codes); break;
+    case 3: pack_codes<3>(in, n, code, codes); break;
+    case 4: pack_codes<4>(in, n, code, codes); break;
+    case 5: pack_codes<5>(in, n, code, codes); break;
+    case 6: pack_codes<6>(in, n, code, codes); break;
+    default: pack_codes<7>(in, n, code, codes); break;
+  }
+}
+
+Status read_packed(std::span<const std::uint8_t> payload, std::size_t raw, std::uint8_t* out) {
+  if (payload.empty()) return make_error("packed plane is empty");
+  const unsigned k = payload[0] + 1u;
+  if (k > kPackedMaxSymbols) {
+    return make_error("packed plane has " + std::to_string(k) + " symbols, more than " + std::to_string(kPackedMaxSymbols));
+  }
+  const unsigned w = k <= 1 ? 0 : 32u - static_cast<unsigned>(std::countl_zero(k - 1));
+  const std::size_t code_bytes = (raw * w + 7) / 8;
+  if (payload.size() != 1 + k + code_bytes) {
+    return make_error("packed plane of " + std::to_string(k) + " symbols and " + std::to_string(raw) + " bytes takes " +
+                      std::to_string(1 + k + code_bytes) + " bytes, not " + std::to_string(payload.size()));
+  }
+  std::array<std::uint8_t, kPackedMaxSymbols> table{};
+  for (unsigned r = 0; r < k; ++r) {
+    table[r] = payload[1 + r];
+    if (r > 0 && table[r] <= table[r - 1]) {
+      return make_error("packed plane's symbol table is not in increasing order at byte " + std::to_string(1 + r));
+    }
+  }
+  const std::uint8_t* codes = payload.data() + 1 + k;
+  if (const unsigned used = static_cast<unsigned>((raw * w) % 8); used != 0 && (codes[code_bytes - 1] >> used) != 0) {
+    return make_error("packed plane's last byte (" + std::to_string(payload.size() - 1) + ") has bits set past its last index");
+  }
+  std::uint64_t top = 0;
+  std::size_t done = 0;  // values unpacked by the BMI2 loop (a multiple of 8: its codes end on a byte)
+#if defined(__x86_64__)
+  static const bool simd = residual_bmi2_available() && [] {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    return __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 9)) != 0;  // SSSE3: leaf 1 ECX bit 9
+  }();
+  if (simd) done = unpack_bulk_bmi2(codes, code_bytes, raw, w, k, table.data(), out, top);
+#endif
+  const std::uint8_t* rest = codes + done / 8 * w;
+  const std::size_t rest_bytes = code_bytes - done / 8 * w;
+  switch (w) {
+    case 0: std::memset(out, table[0], raw); break;
+    case 1: top |= unpack_codes<1>(rest, rest_bytes, raw - done, table.data(), k, out + done); break;
+    case 2: top |= unpack_codes<2>(rest, rest_bytes, raw - done, table.data(), k, out + done); break;
+    case 3: top |= unpack_codes<3>(rest, rest_bytes, raw - done, table.data(), k, out + done); break;
+    case 4: top |= unpack_codes<4>(rest, rest_bytes, raw - done, table.data(), k, out + done); break;
+    case 5: top |= unpack_codes<5>(rest, rest_bytes, raw - done, table.data(), k, out + done); break;
+    case 6: top |= unpack_codes<6>(rest, rest_bytes, raw - done, table.data(), k, out + done); break;
+    default: top |= unpack_codes<7>(rest, rest_bytes, raw - done, table.data(), k, out + done); break;
+  }
+  if (top != 0) {
+    // Name the first one (an index takes at most two bytes: w <= 7).
+    for (std::size_t i = 0; i < raw; ++i) {
+      const std::size_t bit = i * w;
+      const unsigned pair = codes[bit / 8] | (bit / 8 + 1 < code_bytes ? codes[bit / 8 + 1] << 8 : 0u);
+      const unsigned c = (pair >> (bit % 8)) & ((1u << w) - 1);
+      if (c >= k) {
+        return make_error("packed plane's index " + std::to_string(i) + " (byte " + std::to_string(1 + k + bit / 8) +
+                          ") is " + std::to_string(c) + ", past its " + std::to_string(k) + " symbols");
+      }
+    }
+  }
+  return Status::success();
+}
+
 }  // namespace detail
 
 namespace {
@@ -667,7 +890,7 @@ std::size_t pack_chunk(const ChunkColumns& columns, int acceleration, std::vecto
   std::uint8_t* b = blob.data();
   std::memset(b, 0, tables);
   std::memcpy(b, kChunkMagic, 4);
-  put16(b + 4, kChunkVersion);
+  put16(b + 4, kChunkVersionUnpacked);
   b[6] = kChunkColumns;
   put32(b + 8, static_cast<std::uint32_t>(n));
   put32(b + 12, static_cast<std::uint32_t>(planes));
@@ -680,24 +903,54 @@ std::size_t pack_chunk(const ChunkColumns& columns, int acceleration, std::vecto
   }
   b[kChunkHeaderBytes + kColumnEntryBytes + 9] = columns.residual_shift();
   std::uint8_t* table = b + kChunkHeaderBytes + kChunkColumns * kColumnEntryBytes;
+  const std::size_t residual_plane = columns.width(1) == 1 ? columns.width(0) : planes;  // column 1's, if any
+  detail::PackedPlan plan;
+  bool any_packed = false;
   std::size_t at = tables;
   for (std::size_t p = 0; p < planes; ++p) {
     const std::span<const std::uint8_t> plane = columns.plane(p);
     const int len = static_cast<int>(plane.size());
     const auto* in = reinterpret_cast<const char*>(plane.data());
+    const auto ulen = static_cast<std::size_t>(len);
+    // A byte plane of few distinct values may be bit-packed: taken when it is at most 5 % larger
+    // than LZ4's output (known, or guessed from the probe below), for packing and unpacking cost a
+    // fraction of LZ4's time on such planes (docs/store.md, "Packed planes").
+    const bool packable = p != residual_plane && ulen >= 64;
+    auto packed_wins = [&](std::size_t lz4_bytes) {
+      return plan.bytes < ulen && 20 * plan.bytes <= 21 * lz4_bytes && ulen <= 255 * plan.bytes + 16;
+    };
     int got = 0;
+    bool packed = false;
     // A plane of noise (random low address bytes) gains nothing: probe its first 4 KiB first.
     bool try_lz4 = len > 0;
     if (len > 65536) {
       const int probe = LZ4_compress_fast(in, reinterpret_cast<char*>(b + at), 4096, LZ4_compressBound(4096), acceleration);
       try_lz4 = probe > 0 && probe < 3900;
+      const std::size_t guess = try_lz4 ? static_cast<std::size_t>(probe) * ulen / 4096 : ulen;
+      // The probe's distinct values bound the indices' width from below: when even that cannot come
+      // within 5 % of LZ4, skip the pass over the plane (real-program traces' planes end here).
+      if (packable) {
+        const unsigned kp = detail::distinct_bytes(plane.first(4096));
+        const std::size_t wmin = kp <= 1 ? 0 : static_cast<std::size_t>(std::bit_width(kp - 1));
+        packed = kp <= kPackedMaxSymbols && 20 * (wmin * ulen / 8) <= 21 * guess && detail::plan_packed(plane, plan) &&
+                 packed_wins(guess);
+      }
     }
-    if (try_lz4) {
+    if (!packed && try_lz4) {
       got = LZ4_compress_fast(in, reinterpret_cast<char*>(b + at), len, LZ4_compressBound(len), acceleration);
+    }
+    if (!packed && len <= 65536 && packable) {
+      packed = detail::plan_packed(plane, plan) && packed_wins(got > 0 && got < len ? static_cast<std::size_t>(got) : ulen);
     }
     std::uint8_t* e = table + p * kPlaneEntryBytes;
     put32(e, static_cast<std::uint32_t>(len));
-    if (got > 0 && got < len) {
+    if (packed) {
+      detail::write_packed(plane, plan, b + at);  // its slack: the later planes' room and the trailer
+      put32(e + 4, static_cast<std::uint32_t>(plan.bytes));
+      e[8] = static_cast<std::uint8_t>(PlaneEncoding::Packed);
+      at += plan.bytes;
+      any_packed = true;
+    } else if (got > 0 && got < len) {
       put32(e + 4, static_cast<std::uint32_t>(got));
       e[8] = static_cast<std::uint8_t>(PlaneEncoding::Lz4);
       at += static_cast<std::size_t>(got);
@@ -708,6 +961,7 @@ std::size_t pack_chunk(const ChunkColumns& columns, int acceleration, std::vecto
       at += static_cast<std::size_t>(len);
     }
   }
+  if (any_packed) put16(b + 4, kChunkVersion);
   put64(b + at, xxh64({b, at}));
   return at + kChunkTrailerBytes;
 }
@@ -735,9 +989,10 @@ Status ChunkDecoder::load(std::span<const std::uint8_t> blob) {
   }
   const std::uint8_t* b = blob.data();
   if (std::memcmp(b, kChunkMagic, 4) != 0) return make_error("offset 0: magic is not \"HMTC\"");
-  if (get16(b + 4) != kChunkVersion) {
-    return make_error("offset 4: chunk format version " + std::to_string(get16(b + 4)) + ", this reader knows " +
-                      std::to_string(kChunkVersion));
+  const std::uint16_t version = get16(b + 4);
+  if (version != kChunkVersion && version != kChunkVersionUnpacked) {
+    return make_error("offset 4: chunk format version " + std::to_string(version) + ", this reader knows " +
+                      std::to_string(kChunkVersionUnpacked) + " and " + std::to_string(kChunkVersion));
   }
   const std::uint64_t stored = get64(b + size - kChunkTrailerBytes);
   const std::uint64_t computed = xxh64({b, size - kChunkTrailerBytes});
@@ -798,7 +1053,15 @@ Status ChunkDecoder::load(std::span<const std::uint8_t> blob) {
     const std::uint8_t* e = b + off;
     const std::uint32_t raw = get32(e);
     const std::uint32_t len = get32(e + 4);
-    if (e[8] > 1) return make_error("offset " + std::to_string(off + 8) + ": plane encoding " + std::to_string(e[8]) + " unknown");
+    if (e[8] > 2) return make_error("offset " + std::to_string(off + 8) + ": plane encoding " + std::to_string(e[8]) + " unknown");
+    if (e[8] == 2 && version < kChunkVersion) {
+      return make_error("offset " + std::to_string(off + 8) + ": plane encoding 2 (packed) in a chunk of format version " +
+                        std::to_string(version) + " (it needs " + std::to_string(kChunkVersion) + ")");
+    }
+    if (e[8] == 2 && plane_column[p] == 1) {
+      return make_error("offset " + std::to_string(off + 8) + ": the residual stream (plane " + std::to_string(p) +
+                        ") cannot be packed");
+    }
     if (e[9] || e[10] || e[11]) return make_error("offset " + std::to_string(off + 9) + ": reserved byte is not zero");
     if (plane_column[p] != 1 && raw != n) {
       return make_error("offset " + std::to_string(off) + ": plane " + std::to_string(p) + " is " +
@@ -816,6 +1079,14 @@ Status ChunkDecoder::load(std::span<const std::uint8_t> blob) {
       // LZ4 expands at most ~255:1, so a tiny block cannot hold a huge plane: reject before allocating.
       if (len == 0 || raw > 255 * static_cast<std::uint64_t>(len) + 16) {
         return make_error("offset " + std::to_string(off + 4) + ": LZ4 plane " + std::to_string(p) + " of " +
+                          std::to_string(len) + " bytes cannot hold " + std::to_string(raw) + " bytes");
+      }
+      unpacked += raw;
+    }
+    if (e[8] == 2) {
+      // The same expansion bound as LZ4's: a few bytes cannot claim a huge plane.
+      if (len == 0 || raw > 255 * static_cast<std::uint64_t>(len) + 16) {
+        return make_error("offset " + std::to_string(off + 4) + ": packed plane " + std::to_string(p) + " of " +
                           std::to_string(len) + " bytes cannot hold " + std::to_string(raw) + " bytes");
       }
       unpacked += raw;
@@ -843,6 +1114,13 @@ Status ChunkDecoder::load(std::span<const std::uint8_t> blob) {
       if (got != static_cast<int>(raw)) {
         return make_error("offset " + std::to_string(at) + ": LZ4 plane " + std::to_string(p) +
                           " does not decompress to " + std::to_string(raw) + " bytes");
+      }
+      where = dst;
+      lz4_at += raw;
+    } else if (e[8] == 2) {
+      std::uint8_t* dst = unpacked_.data() + lz4_at;
+      if (Status st = detail::read_packed({b + at, len}, raw, dst); !st) {
+        return make_error("offset " + std::to_string(at) + ": plane " + std::to_string(p) + ": " + st.error().message);
       }
       where = dst;
       lz4_at += raw;

@@ -325,7 +325,7 @@ Result<std::unique_ptr<StoreWriter>> StoreWriter::create(const std::string& path
     const std::pair<const char*, std::string> rows[] = {
         {"format", "hmtt-store"},
         {"schema_version", std::to_string(kSchemaVersion)},
-        {"chunk_format_version", std::to_string(kChunkVersion)},
+        {"chunk_format_version", std::to_string(kChunkVersion)},  // the newest a BLOB may have
         {"tick_ps", std::to_string(info.tick_ps)},
         {"source", info.source},
         {"ddr_standard", info.ddr_standard},

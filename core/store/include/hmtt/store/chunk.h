@@ -7,7 +7,8 @@
 //       predictor bytes, size, source (frame-of-reference reduced, cut into
 //       byte planes) and the address residuals of mispredicted references
 //       (a varint stream);
-//   pack_chunk           (writer thread) LZ4-compresses each plane that gains,
+//   pack_chunk           (writer thread) LZ4-compresses each plane that gains (or
+//       bit-packs a plane of few distinct bytes when that is about as small),
 //       lays out header, tables, planes and the XXH64 trailer.
 // ChunkDecoder validates a BLOB (size, magic, version, tables, checksum, LZ4,
 // the residual stream) and then decodes references in order, in batches.
@@ -25,7 +26,11 @@
 namespace hmtt::store {
 
 inline constexpr std::uint8_t kChunkMagic[4] = {'H', 'M', 'T', 'C'};
-inline constexpr std::uint16_t kChunkVersion = 2;
+// The newest chunk format: 3 adds packed planes (PlaneEncoding::Packed). Writers still mark a
+// BLOB without a packed plane as version 2, byte for byte what they wrote before, so readers that
+// know only 2 keep reading those; readers accept both.
+inline constexpr std::uint16_t kChunkVersion = 3;
+inline constexpr std::uint16_t kChunkVersionUnpacked = 2;
 inline constexpr int kChunkColumns = 5;
 inline constexpr std::size_t kChunkHeaderBytes = 32;
 inline constexpr std::size_t kColumnEntryBytes = 16;
@@ -38,7 +43,10 @@ enum class Column : int { TimeDelta = 0, Residual = 1, KindOrigin = 2, Size = 3,
 // Widest legal plane count per column (column 1 has at most one plane: the varint stream).
 inline constexpr std::array<std::uint8_t, kChunkColumns> kColumnMaxWidth = {8, 1, 1, 4, 2};
 
-enum class PlaneEncoding : std::uint8_t { Raw = 0, Lz4 = 1 };
+// Packed (chunk format 3): the plane's k <= 128 distinct byte values in increasing order, then each
+// byte's index among them in ceil(log2 k) bits (docs/store.md, "Packed planes").
+enum class PlaneEncoding : std::uint8_t { Raw = 0, Lz4 = 1, Packed = 2 };
+inline constexpr unsigned kPackedMaxSymbols = 128;
 
 // Address predictors, selected per reference by bits 4-5 of its kind/origin byte.
 enum class Predictor : std::uint8_t {
@@ -121,6 +129,26 @@ bool residual_bmi2_available();
 #if defined(__x86_64__)
 std::uint8_t* encode_residuals_bmi2(const std::uint64_t* dv, std::uint64_t m, unsigned shift, std::uint8_t* out);
 #endif
+
+// Packed planes (PlaneEncoding::Packed, docs/store.md): the payload is k - 1 (one byte), the k
+// distinct values in increasing order, then each byte's index among them in w = ceil(log2 k) bits
+// (0 when k = 1), least significant bits first, the last byte's unused bits zero.
+struct PackedPlan {
+  unsigned symbols = 0;  // k
+  unsigned width = 0;    // w
+  std::size_t bytes = 0; // payload bytes: 1 + k + ceil(n * w / 8)
+  std::array<std::uint8_t, 256> code{};
+  std::array<std::uint8_t, kPackedMaxSymbols> table{};
+};
+// Distinct byte values in `plane` (0 .. 256).
+unsigned distinct_bytes(std::span<const std::uint8_t> plane);
+// False when the plane has more than kPackedMaxSymbols distinct values (or is empty).
+bool plan_packed(std::span<const std::uint8_t> plane, PackedPlan& plan);
+// Writes plan.bytes bytes at `out`, which needs 8 bytes of slack after them.
+void write_packed(std::span<const std::uint8_t> plane, const PackedPlan& plan, std::uint8_t* out);
+// Checks a payload against `raw` bytes (symbol count, table order, size, every index below k, the
+// padding bits) and unpacks it into `out`. Errors say what is wrong, at which payload offset.
+Status read_packed(std::span<const std::uint8_t> payload, std::size_t raw, std::uint8_t* out);
 }  // namespace detail
 
 // What a chunk may hold: times that never decrease (starting from `prev_time`), kinds and origins in
