@@ -53,6 +53,12 @@ TEST_CASE("JSON profiles: header, method sniffing, and errors for wrong input") 
   REQUIRE_FALSE(wrong.ok());
   CHECK(wrong.error().message.find("'irm'") != std::string::npos);
   CHECK_FALSE(parse_json_profile("{\"format\": \"hmtt-profile\"", "irm").ok());
+  // A "format" that is not a string is not ours, not a crash (libFuzzer found {"format":1,...},
+  // which threw from inside the JSON library).
+  CHECK(json_profile_method("{\"format\":1,\"method\":\"hhnhmm\"}") == "");
+  auto numeric = parse_json_profile("{\"format\":1,\"method\":\"hhnhmm\"}", "hhnhmm");
+  REQUIRE_FALSE(numeric.ok());
+  CHECK(numeric.error().message == "profile: no top-level \"format\": \"hmtt-profile\"");
   // Only version 1 is read; any other is refused with the field and the value named (every
   // JSON method: irm, chameleon, psnap, hhnhmm share this reader).
   auto error_with_version = [&](const Json& version) {

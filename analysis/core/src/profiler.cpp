@@ -73,10 +73,19 @@ Result<bool> ProfileParams::flag(std::string_view key) const {
   return make_error("parameter '" + std::string(key) + "': '" + *t + "' is not a boolean (true/false)");
 }
 
+namespace {
+// "format": "hmtt-profile" at the top (a "format" of another type is no error here, just not ours:
+// Json::value would throw on it, which a fuzzer found with {"format":1,...}).
+bool has_profile_format(const Json& j) {
+  if (!j.is_object()) return false;
+  const auto f = j.find("format");
+  return f != j.end() && f->is_string() && f->get<std::string>() == "hmtt-profile";
+}
+}  // namespace
+
 std::string json_profile_method(std::string_view data) {
   const auto j = Json::parse(data.begin(), data.end(), nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return "";
-  if (j.value("format", "") != "hmtt-profile") return "";
+  if (j.is_discarded() || !has_profile_format(j)) return "";
   const auto m = j.find("method");
   return m != j.end() && m->is_string() ? m->get<std::string>() : "";
 }
@@ -84,8 +93,7 @@ std::string json_profile_method(std::string_view data) {
 Result<Json> parse_json_profile(std::string_view data, std::string_view method) {
   Json j = Json::parse(data.begin(), data.end(), nullptr, false);
   if (j.is_discarded()) return make_error("profile: not valid JSON");
-  if (!j.is_object() || j.value("format", "") != "hmtt-profile")
-    return make_error("profile: no top-level \"format\": \"hmtt-profile\"");
+  if (!has_profile_format(j)) return make_error("profile: no top-level \"format\": \"hmtt-profile\"");
   const auto m = j.find("method");
   if (m == j.end() || !m->is_string()) return make_error("profile: no top-level \"method\"");
   if (m->get<std::string>() != method)
