@@ -292,23 +292,22 @@ void mark_present(std::span<const std::uint8_t> plane, std::array<std::uint8_t, 
 
 }  // namespace
 
+unsigned packed_width(unsigned k) { return k <= 1 ? 0 : static_cast<unsigned>(std::bit_width(k - 1)); }
+
 unsigned distinct_bytes(std::span<const std::uint8_t> plane) {
   std::array<std::uint8_t, 256> seen{};
   mark_present(plane, seen);
-  unsigned k = 0;
-  for (unsigned v = 0; v < 256; ++v) k += seen[v];
-  return k;
+  return static_cast<unsigned>(std::count(seen.begin(), seen.end(), std::uint8_t{1}));
 }
 
 bool plan_packed(std::span<const std::uint8_t> plane, PackedPlan& plan) {
   if (plane.empty()) return false;
   std::array<std::uint8_t, 256> seen{};
   mark_present(plane, seen);
-  unsigned k = 0;
-  for (unsigned v = 0; v < 256; ++v) k += seen[v];
+  const auto k = static_cast<unsigned>(std::count(seen.begin(), seen.end(), std::uint8_t{1}));
   if (k > kPackedMaxSymbols) return false;
   plan.symbols = k;
-  plan.width = k <= 1 ? 0 : 32u - static_cast<unsigned>(std::countl_zero(k - 1));
+  plan.width = packed_width(k);
   plan.bytes = 1 + k + (plane.size() * plan.width + 7) / 8;
   plan.code.fill(0);
   plan.table.fill(0);
@@ -345,7 +344,7 @@ Status read_packed(std::span<const std::uint8_t> payload, std::size_t raw, std::
   if (k > kPackedMaxSymbols) {
     return make_error("packed plane has " + std::to_string(k) + " symbols, more than " + std::to_string(kPackedMaxSymbols));
   }
-  const unsigned w = k <= 1 ? 0 : 32u - static_cast<unsigned>(std::countl_zero(k - 1));
+  const unsigned w = packed_width(k);
   const std::size_t code_bytes = (raw * w + 7) / 8;
   if (payload.size() != 1 + k + code_bytes) {
     return make_error("packed plane of " + std::to_string(k) + " symbols and " + std::to_string(raw) + " bytes takes " +
@@ -931,7 +930,7 @@ std::size_t pack_chunk(const ChunkColumns& columns, int acceleration, std::vecto
       // within 5 % of LZ4, skip the pass over the plane (real-program traces' planes end here).
       if (packable) {
         const unsigned kp = detail::distinct_bytes(plane.first(4096));
-        const std::size_t wmin = kp <= 1 ? 0 : static_cast<std::size_t>(std::bit_width(kp - 1));
+        const std::size_t wmin = detail::packed_width(kp);
         packed = kp <= kPackedMaxSymbols && 20 * (wmin * ulen / 8) <= 21 * guess && detail::plan_packed(plane, plan) &&
                  packed_wins(guess);
       }

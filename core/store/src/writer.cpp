@@ -5,7 +5,6 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdlib>
-#include <sys/mman.h>
 #include <cstring>
 #include <deque>
 #include <filesystem>
@@ -14,6 +13,8 @@
 #include <mutex>
 #include <thread>
 #include <tuple>
+
+#include <sys/mman.h>
 
 #include "hmtt/store/chunk.h"
 #include "hmtt/store/store.h"
@@ -31,18 +32,24 @@ constexpr unsigned kPackedChunks = 24;  // chunks packed and not yet committed, 
 // aggregate, an implicit-lifetime type, so copying into the allocation creates its objects.
 class ReferenceBuffer {
  public:
-  // Whole 2 MiB pages, advised for transparent huge pages (a no-op where THP is off): the caller's
-  // copy into a buffer and the worker's pass over it then fault and miss the TLB once per 2 MiB,
-  // not once per 4 KiB. store_bench's mix wrote 4-12 % more references per second (four
-  // alternating pairs, 2026-11-30; docs/benchmarks.md).
+  // A buffer of 1 MiB or more (the default chunk's is 3 MB) is whole 2 MiB pages, advised for
+  // transparent huge pages (a no-op where THP is off): the caller's copy into it and the worker's
+  // pass over it then fault and miss the TLB once per 2 MiB, not once per 4 KiB. store_bench's mix
+  // wrote 4-12 % more references per second (four alternating pairs, 2026-11-30;
+  // docs/benchmarks.md). Smaller chunks keep plain malloc rather than round up to 2 MiB.
   explicit ReferenceBuffer(std::size_t n) {
     constexpr std::size_t kHuge = std::size_t{2} << 20;
-    const std::size_t bytes = (n * sizeof(Reference) + kHuge - 1) / kHuge * kHuge;
-    p_.reset(static_cast<Reference*>(std::aligned_alloc(kHuge, bytes)));
-    if (!p_) throw std::bad_alloc();
+    const std::size_t want = std::max<std::size_t>(1, n * sizeof(Reference));
+    if (want < kHuge / 2) {
+      p_.reset(static_cast<Reference*>(std::malloc(want)));
+    } else {
+      const std::size_t bytes = (want + kHuge - 1) / kHuge * kHuge;
+      p_.reset(static_cast<Reference*>(std::aligned_alloc(kHuge, bytes)));
 #ifdef MADV_HUGEPAGE
-    (void)::madvise(p_.get(), bytes, MADV_HUGEPAGE);
+      if (p_) (void)::madvise(p_.get(), bytes, MADV_HUGEPAGE);
 #endif
+    }
+    if (!p_) throw std::bad_alloc();
   }
   Reference* data() { return p_.get(); }
   Reference& operator[](std::size_t i) { return p_.get()[i]; }

@@ -11,7 +11,7 @@
 //       bit-packs a plane of few distinct bytes when that is about as small),
 //       lays out header, tables, planes and the XXH64 trailer.
 // ChunkDecoder validates a BLOB (size, magic, version, tables, checksum, LZ4,
-// the residual stream) and then decodes references in order, in batches.
+// packed planes, the residual stream) and then decodes references in order, in batches.
 #pragma once
 
 #include <array>
@@ -140,6 +140,8 @@ struct PackedPlan {
   std::array<std::uint8_t, 256> code{};
   std::array<std::uint8_t, kPackedMaxSymbols> table{};
 };
+// w for k symbols: ceil(log2 k), 0 when k <= 1.
+unsigned packed_width(unsigned k);
 // Distinct byte values in `plane` (0 .. 256).
 unsigned distinct_bytes(std::span<const std::uint8_t> plane);
 // False when the plane has more than kPackedMaxSymbols distinct values (or is empty).
