@@ -380,6 +380,59 @@ TEST_CASE("split with the writer's summary packs the same BLOB and stats as with
   }
 }
 
+TEST_CASE("a chunk's stats count every kind and name every origin present") {
+  // split() counts kinds sixteen rows a step with byte counters emptied every 255 steps: sizes
+  // around both, every mix of kinds and origins, against a plain count.
+  std::mt19937_64 rng(23);
+  for (std::size_t n : {std::size_t{1}, std::size_t{15}, std::size_t{16}, std::size_t{17}, std::size_t{4079},
+                        std::size_t{4080}, std::size_t{4081}, std::size_t{16 * 255 * 3 + 7}, std::size_t{131072}}) {
+    for (int trial = 0; trial < 6; ++trial) {
+      CAPTURE(n);
+      CAPTURE(trial);
+      const unsigned kinds = 1 + static_cast<unsigned>(rng() % 15), origins = 1 + static_cast<unsigned>(rng() % 15);
+      auto pick = [&](unsigned set) {
+        for (;;) {
+          const unsigned v = static_cast<unsigned>(rng() % 4);
+          if ((set >> v) & 1) return v;
+        }
+      };
+      std::vector<Reference> refs(n);
+      std::array<std::uint64_t, kKindCount> want_kind{};
+      std::uint32_t want_kinds = 0, want_origins = 0;
+      std::uint64_t t = 10;
+      unsigned run_kind = pick(kinds);
+      for (auto& r : refs) {
+        t += rng() % 3;
+        r.time = t;
+        r.address = (rng() & 0xFFFFFF) << 6;
+        r.size = 64;
+        // Odd trials: runs of one kind about 5000 long, so a byte counter sees 255 steps of it.
+        if (rng() % 5000 == 0) run_kind = pick(kinds);
+        const unsigned k = trial % 2 == 0 ? pick(kinds) : run_kind;
+        r.kind = static_cast<Kind>(k);
+        r.origin = static_cast<Origin>(pick(origins));
+        ++want_kind[k];
+        want_kinds |= 1u << k;
+        want_origins |= 1u << static_cast<unsigned>(r.origin);
+      }
+      if (trial == 5) {  // one kind and one origin throughout
+        for (auto& r : refs) {
+          r.kind = Kind::Write;
+          r.origin = Origin::Cpu;
+        }
+        want_kind = {0, n, 0, 0};
+        want_kinds = 1u << 1;
+        want_origins = 1u << static_cast<unsigned>(Origin::Cpu);
+      }
+      ChunkColumns cols;
+      REQUIRE(cols.split(refs).ok());
+      CHECK(cols.stats().by_kind == want_kind);
+      CHECK(cols.stats().kind_mask == want_kinds);
+      CHECK(cols.stats().origin_mask == want_origins);
+    }
+  }
+}
+
 TEST_CASE("a batch that fails its check leaves the chunk's summary as it was") {
   std::vector<Reference> refs(5);
   for (std::size_t i = 0; i < refs.size(); ++i) {
