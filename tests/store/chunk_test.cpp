@@ -192,6 +192,36 @@ TEST_CASE("the address model: a lackey-like loop predicts every address after th
   CHECK(decode_all(blob) == refs);
 }
 
+TEST_CASE("the writer prefers the sequential predictor to the context one (docs/store.md)") {
+  // A loop of four instructions (3, 4, 3 and 2 bytes), fetched 50 times. From the third pass the
+  // context predicts every fetch exactly; the straight-line ones are sequential too and must be
+  // predictor 2 (the decoder then need not wait for the table), the jump back predictor 1.
+  std::vector<Reference> refs;
+  std::uint64_t t = 0;
+  for (int i = 0; i < 50; ++i) {
+    for (auto [a, size] : {std::pair{0x401000u, 3u}, {0x401003u, 4u}, {0x401007u, 3u}, {0x40100au, 2u}}) {
+      refs.push_back({t++, a, size, Kind::IFetch, Origin::Unknown, 0});
+    }
+  }
+  ChunkColumns cols;
+  REQUIRE(cols.split(refs).ok());
+  REQUIRE(cols.width(2) == 1);
+  const std::size_t kind_plane = cols.width(0) + (cols.base(1) > 0 ? 1 : 0);  // after time and residuals
+  const auto plane = cols.plane(kind_plane);
+  REQUIRE(plane.size() == refs.size());
+  auto byte = [&](std::size_t row) { return static_cast<unsigned>(plane[row] + cols.base(2)); };
+  constexpr unsigned kSequential = 0x22, kContext = 0x12;  // kind 2 (fetch) | predictor << 4
+  for (std::size_t row = 1; row < refs.size(); ++row) {
+    CAPTURE(row);
+    if (row % 4 != 0) CHECK(byte(row) == kSequential);
+    if (row % 4 == 0 && row >= 12) CHECK(byte(row) == kContext);
+  }
+  // The first two jumps back are residuals: the table entry has no address, then no stride yet.
+  CHECK((byte(4) >> 4) == 3u);
+  CHECK((byte(8) >> 4) == 7u);
+  CHECK(decode_all(encode(refs)) == refs);
+}
+
 TEST_CASE("round trip: random runs, every field, every width") {
   std::mt19937_64 rng(42);
   for (int trial = 0; trial < 200; ++trial) {
