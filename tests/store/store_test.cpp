@@ -271,6 +271,38 @@ TEST_CASE("side tables round-trip and read from the plain SQL views") {
   CHECK(sql(path, "PRAGMA user_version") == std::vector<std::string>{"1"});
 }
 
+TEST_CASE("create() leaves the empty store in place, in WAL mode, and no temporary file") {
+  // The schema is written under PATH.creating with no journal and switched to WAL there
+  // (docs/store.md, Durability): once create() returns, PATH is a WAL-mode store (file header
+  // bytes 18 and 19 are 2) and nothing of the temporary file is left.
+  TempDir dir;
+  const auto path = dir.file("fresh.hmtt");
+  {
+    std::ofstream stale(path + ".creating-journal");  // from a creation killed earlier
+    stale << "stale";
+  }
+  auto w = StoreWriter::create(path, {}, {});
+  REQUIRE_MESSAGE(w.ok(), (w.ok() ? "" : w.error().message));
+  for (const char* suffix : {".creating", ".creating-journal", ".creating-wal", ".creating-shm", "-journal"}) {
+    CAPTURE(suffix);
+    CHECK_FALSE(std::filesystem::exists(path + suffix));
+  }
+  unsigned char header[100] = {};
+  {
+    std::ifstream f(path, std::ios::binary);
+    f.read(reinterpret_cast<char*>(header), sizeof header);
+    REQUIRE(f.gcount() == 100);
+  }
+  CHECK(std::string(reinterpret_cast<const char*>(header), 15) == "SQLite format 3");
+  CHECK(header[18] == 2);  // write version: WAL
+  CHECK(header[19] == 2);  // read version: WAL
+  REQUIRE((*w)->write(make_trace(1000)).ok());
+  REQUIRE((*w)->finish().ok());
+  auto r = open_store(path);
+  CHECK(read_all(*r).size() == 1000);
+  CHECK(*r->meta("finished") == "1");
+}
+
 TEST_CASE("writer errors: time order, existing file, bad options") {
   TempDir dir;
   const auto path = dir.file("e.hmtt");
