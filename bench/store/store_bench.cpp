@@ -31,6 +31,7 @@
 #include <filesystem>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hmtt/store/chunk.h"
@@ -174,6 +175,11 @@ struct Figures {
   std::string name;
   std::uint64_t refs = 0;
   double write_s = 0, read_s = 0, encode_s = 0, decode_s = 0;
+  // Inside the write: create() and finish(); inside the codec's encode and decode: each stage
+  // (ChunkColumns::split, pack_chunk; ChunkDecoder::load, next), summed over the chunks.
+  double create_s = 0, finish_s = 0, split_s = 0, pack_s = 0, load_s = 0, next_s = 0;
+  // The writer's own way to split (after the check-and-copy that collects the chunk's summary).
+  double copy_s = 0, writer_split_s = 0;
   double lz4_c_s = 0, lz4_d_s = 0;
   // The same phases in process CPU seconds.
   double write_cpu = 0, read_cpu = 0, encode_cpu = 0, decode_cpu = 0, lz4_c_cpu = 0, lz4_d_cpu = 0;
@@ -196,6 +202,11 @@ Figures best_of(Figures a, const Figures& b) {
   pick(a.decode_s, a.decode_cpu, b.decode_s, b.decode_cpu);
   pick(a.lz4_c_s, a.lz4_c_cpu, b.lz4_c_s, b.lz4_c_cpu);
   pick(a.lz4_d_s, a.lz4_d_cpu, b.lz4_d_s, b.lz4_d_cpu);
+  for (auto [x, y] : {std::pair{&a.create_s, b.create_s}, {&a.finish_s, b.finish_s}, {&a.split_s, b.split_s},
+                      {&a.pack_s, b.pack_s}, {&a.load_s, b.load_s}, {&a.next_s, b.next_s},
+                      {&a.copy_s, b.copy_s}, {&a.writer_split_s, b.writer_split_s}}) {
+    *x = std::min(*x, y);
+  }
   a.load_after = b.load_after;
   a.runs += b.runs;
   return a;
@@ -229,6 +240,7 @@ Figures run(const std::string& name, const std::vector<Reference>& refs, const R
     auto t0 = Clock::now();
     const double c0 = cpu_now();
     auto w = store::StoreWriter::create(path, {}, opt);
+    f.create_s = seconds_since(t0);
     if (!w) {
       std::fprintf(stderr, "store_bench: %s\n", w.error().message.c_str());
       std::exit(1);
@@ -240,7 +252,9 @@ Figures run(const std::string& name, const std::vector<Reference>& refs, const R
         std::exit(1);
       }
     }
+    const auto t_finish = Clock::now();
     Status st = (*w)->finish();
+    f.finish_s = seconds_since(t_finish);
     if (!st) {
       std::fprintf(stderr, "store_bench: %s\n", st.error().message.c_str());
       std::exit(1);
@@ -295,20 +309,45 @@ Figures run(const std::string& name, const std::vector<Reference>& refs, const R
     double c0 = cpu_now();
     for (std::size_t at = 0; at < refs.size(); at += chunk_refs) {
       std::size_t n = std::min<std::size_t>(chunk_refs, refs.size() - at);
+      const auto s0 = Clock::now();
       if (!cols.split({refs.data() + at, n}).ok()) std::exit(1);
+      const auto s1 = Clock::now();
       std::size_t len = store::pack_chunk(cols, o.accel, blob);
+      f.split_s += std::chrono::duration<double>(s1 - s0).count();
+      f.pack_s += seconds_since(s1);
       blobs.emplace_back(blob.begin(), blob.begin() + static_cast<std::ptrdiff_t>(len));
     }
     f.encode_s = seconds_since(t0);
     f.encode_cpu = cpu_now() - c0;
+    // The same chunks split as the store writer splits them: check_and_copy_references into a chunk
+    // buffer (which collects the summary), then split with that summary (not in the encode figures).
+    {
+      std::vector<Reference> chunk(chunk_refs);
+      for (std::size_t at = 0; at < refs.size(); at += chunk_refs) {
+        const std::size_t n = std::min<std::size_t>(chunk_refs, refs.size() - at);
+        store::ChunkSummary summary;
+        const auto s0 = Clock::now();
+        if (!store::check_and_copy_references({refs.data() + at, n}, refs[at].time, 0, chunk.data(), summary).ok()) {
+          std::exit(1);
+        }
+        const auto s1 = Clock::now();
+        if (!cols.split({chunk.data(), n}, true, &summary).ok()) std::exit(1);
+        f.copy_s += std::chrono::duration<double>(s1 - s0).count();
+        f.writer_split_s += seconds_since(s1);
+      }
+    }
     store::ChunkDecoder d;
     std::vector<Reference> buf(4096);
     std::uint64_t check = 0;
     t0 = Clock::now();
     c0 = cpu_now();
     for (const auto& b : blobs) {
+      const auto s0 = Clock::now();
       if (!d.load(b).ok()) std::exit(1);
+      const auto s1 = Clock::now();
       while (std::size_t got = d.next(buf)) check += buf[got - 1].address;
+      f.load_s += std::chrono::duration<double>(s1 - s0).count();
+      f.next_s += seconds_since(s1);
     }
     f.decode_s = seconds_since(t0);
     f.decode_cpu = cpu_now() - c0;
@@ -358,8 +397,10 @@ void print(const Figures& f, bool json, bool write_only) {
   const double bpr = static_cast<double>(f.store_blob_bytes) / n, lbpr = static_cast<double>(f.lz4_bytes) / n;
   if (json && write_only) {
     std::printf("{\"trace\":\"%s\",\"references\":%" PRIu64 ",\"load_average\":\"%s/%s\",\"store_write_refs_per_s\":%.0f,"
-                "\"store_write_refs_per_cpu_s\":%.0f,\"store_file_bytes\":%" PRIu64 ",\"runs\":%d}\n",
-                f.name.c_str(), f.refs, f.load_before.c_str(), f.load_after.c_str(), w, wc, f.file_bytes, f.runs);
+                "\"store_write_refs_per_cpu_s\":%.0f,\"store_file_bytes\":%" PRIu64
+                ",\"store_create_ms\":%.2f,\"store_finish_ms\":%.2f,\"runs\":%d}\n",
+                f.name.c_str(), f.refs, f.load_before.c_str(), f.load_after.c_str(), w, wc, f.file_bytes,
+                f.create_s * 1e3, f.finish_s * 1e3, f.runs);
     return;
   }
   if (json) {
@@ -371,10 +412,14 @@ void print(const Figures& f, bool json, bool write_only) {
         "\"codec_encode_refs_per_cpu_s\":%.0f,\"codec_decode_refs_per_cpu_s\":%.0f,"
         "\"lz4_compress_refs_per_cpu_s\":%.0f,\"lz4_decompress_refs_per_cpu_s\":%.0f,"
         "\"store_chunk_bytes\":%" PRIu64 ",\"store_file_bytes\":%" PRIu64 ",\"lz4_bytes\":%" PRIu64
-        ",\"size_vs_lz4\":%.4f,\"runs\":%d}\n",
+        ",\"size_vs_lz4\":%.4f,\"store_create_ms\":%.2f,\"store_finish_ms\":%.2f,\"split_ns_per_ref\":%.3f,"
+        "\"pack_ns_per_ref\":%.3f,\"load_ns_per_ref\":%.3f,\"next_ns_per_ref\":%.3f,"
+        "\"writer_copy_ns_per_ref\":%.3f,\"writer_split_ns_per_ref\":%.3f,\"runs\":%d}\n",
         f.name.c_str(), f.refs, f.load_before.c_str(), f.load_after.c_str(), w, r, e, d, lc, ld, wc, rc, ec, dc, lcc,
         ldc, f.store_blob_bytes, f.file_bytes, f.lz4_bytes,
-        static_cast<double>(f.store_blob_bytes) / static_cast<double>(f.lz4_bytes), f.runs);
+        static_cast<double>(f.store_blob_bytes) / static_cast<double>(f.lz4_bytes), f.create_s * 1e3, f.finish_s * 1e3,
+        f.split_s / n * 1e9, f.pack_s / n * 1e9, f.load_s / n * 1e9, f.next_s / n * 1e9, f.copy_s / n * 1e9,
+        f.writer_split_s / n * 1e9, f.runs);
     return;
   }
   std::printf("%s: %.1f M references, fastest of %d runs per phase (load average %s before, %s after)\n",
@@ -382,6 +427,7 @@ void print(const Figures& f, bool json, bool write_only) {
   std::printf("                 M refs/s wall   M refs/CPU-s   vs plain LZ4 (CPU)   target (wall, idle machine)\n");
   if (write_only) {
     std::printf("  store write    %12.1f   %12.1f   (--write-only: no baseline)    >= 100\n", w / 1e6, wc / 1e6);
+    std::printf("    of which create() %.1f ms, finish() %.1f ms (fastest runs)\n", f.create_s * 1e3, f.finish_s * 1e3);
     return;
   }
   std::printf("  store write    %12.1f   %12.1f   %8.2fx compress      >= 100\n", w / 1e6, wc / 1e6, wc / lcc);
@@ -390,6 +436,11 @@ void print(const Figures& f, bool json, bool write_only) {
               ec / lcc);
   std::printf("  codec decode   %12.1f   %12.1f   %8.2fx decompress    (one thread, no SQLite)\n", d / 1e6, dc / 1e6,
               dc / ldc);
+  std::printf("    codec stages, ns/ref (fastest runs): split %.2f, pack %.2f; load %.2f, next %.2f\n",
+              f.split_s / n * 1e9, f.pack_s / n * 1e9, f.load_s / n * 1e9, f.next_s / n * 1e9);
+  std::printf("    as the writer splits, ns/ref: check and copy %.2f, split with its summary %.2f\n",
+              f.copy_s / n * 1e9, f.writer_split_s / n * 1e9);
+  std::printf("    store write: create() %.1f ms, finish() %.1f ms (fastest runs)\n", f.create_s * 1e3, f.finish_s * 1e3);
   std::printf("  plain LZ4 compress   %6.1f   %12.1f   (8-byte records, LZ4_compress_default)\n", lc / 1e6, lcc / 1e6);
   std::printf("  plain LZ4 decompress %6.1f   %12.1f\n", ld / 1e6, ldc / 1e6);
   std::printf("  size  %.3f bytes/ref in chunks (file %.3f) vs plain LZ4 %.3f bytes/ref: %.3fx   target <= 0.5\n",
