@@ -7,7 +7,7 @@
 #          accuracy tables call bzip2l and xzl "bzip2" and "xz")
 # NAME...: only these traces of the set. Writes DIR/NAME.hmtt; a store already there
 # is kept (delete it to record again). Needs valgrind, gzip, bzip2, xz-utils, sed,
-# gawk or mawk, coreutils and lz4 (apt install valgrind lz4).
+# gawk or mawk and coreutils (apt install valgrind).
 # The inputs are deterministic: in.txt is the first 30,000 bytes of the PSnAP paper's
 # text (../shared/papers), small.txt and words.txt are generated here, and corpus.txt
 # is every /usr/share/doc/*/copyright of the machine in LC_ALL=C path order (its
@@ -27,7 +27,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 paper=$here/../shared/papers/psnap-synthetic-address-streams.txt
 mkdir -p "$D"
 cd "$D"
-for tool in valgrind lz4; do
+for tool in valgrind; do
   command -v "$tool" > /dev/null || { echo "psnap_traces.sh: $tool is missing (apt install $tool)" >&2; exit 1; }
 done
 
