@@ -9,31 +9,6 @@ namespace hmtt::host {
 
 namespace {
 
-std::uint16_t get16(const std::uint8_t* p) { return static_cast<std::uint16_t>((p[0] << 8) | p[1]); }
-std::uint32_t get32(const std::uint8_t* p) {
-  return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3];
-}
-std::uint64_t get64(const std::uint8_t* p) { return (std::uint64_t{get32(p)} << 32) | get32(p + 4); }
-
-// The header checks of wire::parse_header, without the message.
-bool header_ok(std::span<const std::uint8_t> b, wire::FrameHeader& h) {
-  if (b.size() < wire::kHeaderBytes) return false;
-  if (b[0] != 'H' || b[1] != 'M' || b[2] != 'T' || b[3] != 'T') return false;
-  h.version = b[4];
-  h.board = b[5];
-  h.link = b[6];
-  h.addr_bits = b[7];
-  h.line_shift = b[8];
-  h.flags = b[9];
-  h.count = get16(&b[10]);
-  h.sequence = get32(&b[12]);
-  h.base_time = get64(&b[16]);
-  h.clock_khz = get32(&b[24]);
-  return h.version == wire::kVersion && h.link < wire::kMaxLinks && h.addr_bits >= wire::kMinAddrBits &&
-         h.addr_bits <= wire::kMaxAddrBits && h.line_shift <= wire::kMaxLineShift && (h.flags & 0xFE) == 0 &&
-         h.count <= wire::kMaxRecords && h.clock_khz != 0;
-}
-
 // Decodes the records; false on any rule of docs/wire-format.md section 3 broken.
 bool records_ok(std::span<const std::uint8_t> b, const wire::FrameHeader& h, wire::DecodedFrame& out) {
   const unsigned abits = h.addr_bits;
@@ -148,11 +123,11 @@ Status decode_link_frame(std::span<const std::uint8_t> b, wire::DecodedFrame& ou
   out.reports.clear();
   out.end_time = 0;
   wire::FrameHeader h;
-  bool ok = header_ok(b, h);
+  bool ok = wire::read_header(b, h) && wire::header_valid(h);
   if (ok) {
     out.header = h;
     const std::size_t expect = wire::kHeaderBytes + wire::kRecordBytes * h.count + wire::kCrcBytes;
-    ok = b.size() == expect && get32(&b[expect - wire::kCrcBytes]) == fast_crc32(b.first(expect - wire::kCrcBytes)) &&
+    ok = b.size() == expect && wire::load_be32(&b[expect - wire::kCrcBytes]) == fast_crc32(b.first(expect - wire::kCrcBytes)) &&
          records_ok(b, h, out);
   }
   if (ok) return Status::success();

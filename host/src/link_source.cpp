@@ -1,11 +1,11 @@
 #include "hmtt/host/link_source.h"
 
 #include "hmtt/host/checksums.h"
+#include "hmtt/wire/bytes.h"
 
 namespace hmtt::host {
 
 namespace {
-std::uint16_t get16(const std::uint8_t* p) { return static_cast<std::uint16_t>((p[0] << 8) | p[1]); }
 
 // The checks of wire::udp_payload (FCS, IPv4 header and checksum, fragment, lengths, UDP
 // checksum when not 0) at line rate; false if any fails (the codec then names the failure).
@@ -24,14 +24,14 @@ bool udp_checks(std::span<const std::uint8_t> p, bool has_fcs, std::size_t ip_at
   const std::size_t ihl = std::size_t{ip[0] & 0xFu} * 4;
   if (ihl < wire::kIpv4HeaderBytes || p.size() < ip_at + ihl) return false;
   if (ones_sum16(std::span<const std::uint8_t>(ip, ihl)) != 0xFFFF) return false;
-  if ((get16(ip + 6) & 0x3FFF) != 0) return false;
-  const std::size_t ip_len = get16(ip + 2);
+  if ((wire::load_be16(ip + 6) & 0x3FFF) != 0) return false;
+  const std::size_t ip_len = wire::load_be16(ip + 2);
   if (ip_len < ihl + wire::kUdpHeaderBytes || ip_at + ip_len > p.size()) return false;
   const std::uint8_t* udp = ip + ihl;
-  const std::size_t udp_len = get16(udp + 4);
+  const std::size_t udp_len = wire::load_be16(udp + 4);
   if (udp_len < wire::kUdpHeaderBytes || udp_len != ip_len - ihl) return false;
-  if (check_sum && get16(udp + 6) != 0) {
-    const std::uint64_t pseudo = std::uint64_t{get16(ip + 12)} + get16(ip + 14) + get16(ip + 16) + get16(ip + 18) + 17 +
+  if (check_sum && wire::load_be16(udp + 6) != 0) {
+    const std::uint64_t pseudo = std::uint64_t{wire::load_be16(ip + 12)} + wire::load_be16(ip + 14) + wire::load_be16(ip + 16) + wire::load_be16(ip + 18) + 17 +
                                  udp_len;
     if (ones_sum16(std::span<const std::uint8_t>(udp, udp_len), pseudo) != 0xFFFF) return false;
   }
@@ -65,10 +65,10 @@ bool classify_ethernet(std::span<const std::uint8_t> p, const PortRange& ports, 
   // A quick look at the fields that say whether this is an HMTT packet at all.
   if (p.size() < wire::kEthHeaderBytes + wire::kIpv4HeaderBytes + wire::kUdpHeaderBytes) return false;
   std::size_t off = 12;
-  std::uint16_t type = get16(&p[off]);
+  std::uint16_t type = wire::load_be16(&p[off]);
   if (type == 0x8100) {
     off += 4;
-    type = get16(&p[off]);
+    type = wire::load_be16(&p[off]);
   }
   if (type != 0x0800) return false;
   const std::size_t ip_at = off + 2;
@@ -77,11 +77,11 @@ bool classify_ethernet(std::span<const std::uint8_t> p, const PortRange& ports, 
   if ((ip[0] >> 4) != 4 || ip[9] != 17) return false;
   const std::size_t ihl = std::size_t{ip[0] & 0xFu} * 4;
   if (ihl < wire::kIpv4HeaderBytes || p.size() < ip_at + ihl + wire::kUdpHeaderBytes) return false;
-  const std::uint16_t port = get16(ip + ihl + 2);
+  const std::uint16_t port = wire::load_be16(ip + ihl + 2);
   if (!ports.contains(port)) return false;
   // An HMTT port: from here on a failure is a bad frame of that link.
   // The FCS is present when exactly 4 bytes follow the IPv4 datagram.
-  const std::size_t ip_len = get16(ip + 2);
+  const std::size_t ip_len = wire::load_be16(ip + 2);
   const bool has_fcs = p.size() == ip_at + ip_len + wire::kFcsBytes;
   std::span<const std::uint8_t> fast;
   if (udp_checks(p, has_fcs, ip_at, check_udp_checksum, fast)) {

@@ -4,23 +4,12 @@
 
 #include <cstdio>
 
+#include "hmtt/wire/bytes.h"
 #include "hmtt/wire/frame.h"
 
 namespace hmtt::wire {
 
 namespace {
-
-void put16(std::uint16_t v, std::uint8_t* p) {
-  p[0] = static_cast<std::uint8_t>(v >> 8);
-  p[1] = static_cast<std::uint8_t>(v);
-}
-void put32(std::uint32_t v, std::uint8_t* p) {
-  for (int i = 0; i < 4; ++i) p[i] = static_cast<std::uint8_t>(v >> (24 - 8 * i));
-}
-std::uint16_t get16(const std::uint8_t* p) { return static_cast<std::uint16_t>((p[0] << 8) | p[1]); }
-std::uint32_t get32(const std::uint8_t* p) {
-  return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3];
-}
 
 // One's-complement sum of 16-bit big-endian words (odd tail padded with zero).
 std::uint32_t ones_sum(std::span<const std::uint8_t> b, std::uint32_t sum = 0) {
@@ -61,28 +50,28 @@ std::vector<std::uint8_t> udp_packet(const LinkAddressing& a, std::uint8_t board
   for (int i = 0; i < 6; ++i) e[i] = a.host_mac[static_cast<std::size_t>(i)];
   const std::uint8_t src_mac[6] = {0x02, 0x48, 0x4d, 0x54, board, link};
   for (int i = 0; i < 6; ++i) e[6 + i] = src_mac[i];
-  put16(0x0800, e + 12);
+  store_be16(0x0800, e + 12);
   std::uint8_t* ip = e + kEthHeaderBytes;
   ip[0] = 0x45;
   ip[1] = 0;
-  put16(static_cast<std::uint16_t>(ip_len), ip + 2);
-  put16(0, ip + 4);       // identification
-  put16(0x4000, ip + 6);  // DF
+  store_be16(static_cast<std::uint16_t>(ip_len), ip + 2);
+  store_be16(0, ip + 4);       // identification
+  store_be16(0x4000, ip + 6);  // DF
   ip[8] = 64;
   ip[9] = 17;
-  put16(0, ip + 10);
+  store_be16(0, ip + 10);
   const std::uint32_t src = board_ip(board, link);
-  put32(src, ip + 12);
-  put32(a.host_ip, ip + 16);
-  put16(fold(ones_sum(std::span<const std::uint8_t>(ip, kIpv4HeaderBytes))), ip + 10);
+  store_be32(src, ip + 12);
+  store_be32(a.host_ip, ip + 16);
+  store_be16(fold(ones_sum(std::span<const std::uint8_t>(ip, kIpv4HeaderBytes))), ip + 10);
   std::uint8_t* udp = ip + kIpv4HeaderBytes;
   const std::uint16_t port = a.port(board, link);
-  put16(port, udp);
-  put16(port, udp + 2);
-  put16(static_cast<std::uint16_t>(udp_len), udp + 4);
-  put16(0, udp + 6);
+  store_be16(port, udp);
+  store_be16(port, udp + 2);
+  store_be16(static_cast<std::uint16_t>(udp_len), udp + 4);
+  store_be16(0, udp + 6);
   std::copy(payload.begin(), payload.end(), udp + kUdpHeaderBytes);
-  put16(udp_checksum(src, a.host_ip, std::span<const std::uint8_t>(udp, udp_len)), udp + 6);
+  store_be16(udp_checksum(src, a.host_ip, std::span<const std::uint8_t>(udp, udp_len)), udp + 6);
   if (with_fcs) {
     const std::size_t n = kEthHeaderBytes + ip_len;
     const std::uint32_t fcs = crc32(std::span<const std::uint8_t>(p.data(), n));
@@ -104,10 +93,10 @@ Result<std::span<const std::uint8_t>> udp_payload(std::span<const std::uint8_t> 
   if (p.size() < kEthHeaderBytes + kIpv4HeaderBytes + kUdpHeaderBytes)
     return make_error("packet: " + std::to_string(p.size()) + " bytes is too short for Ethernet/IPv4/UDP");
   std::size_t off = 12;
-  std::uint16_t type = get16(&p[off]);
+  std::uint16_t type = load_be16(&p[off]);
   if (type == 0x8100) {  // one VLAN tag
     off += 4;
-    type = get16(&p[off]);
+    type = load_be16(&p[off]);
   }
   if (type != 0x0800) return make_error("packet: EtherType 0x" + std::to_string(type) + " is not IPv4");
   const std::size_t ip_at = off + 2;
@@ -118,23 +107,23 @@ Result<std::span<const std::uint8_t>> udp_payload(std::span<const std::uint8_t> 
   if (ihl < kIpv4HeaderBytes || p.size() < ip_at + ihl) return make_error("packet: bad IPv4 header length");
   if (fold(ones_sum(std::span<const std::uint8_t>(ip, ihl))) != 0) return make_error("packet: IPv4 header checksum mismatch");
   if (ip[9] != 17) return make_error("packet: IPv4 protocol " + std::to_string(ip[9]) + " is not UDP");
-  if ((get16(ip + 6) & 0x3FFF) != 0) return make_error("packet: IPv4 fragment");
-  const std::size_t ip_len = get16(ip + 2);
+  if ((load_be16(ip + 6) & 0x3FFF) != 0) return make_error("packet: IPv4 fragment");
+  const std::size_t ip_len = load_be16(ip + 2);
   if (ip_len < ihl + kUdpHeaderBytes || ip_at + ip_len > p.size())
     return make_error("packet: IPv4 total length " + std::to_string(ip_len) + " does not fit the packet");
   const std::uint8_t* udp = ip + ihl;
-  const std::size_t udp_len = get16(udp + 4);
+  const std::size_t udp_len = load_be16(udp + 4);
   if (udp_len < kUdpHeaderBytes || udp_len != ip_len - ihl)
     return make_error("packet: UDP length " + std::to_string(udp_len) + " disagrees with IPv4");
-  const std::uint32_t src = get32(ip + 12);
-  const std::uint32_t dst = get32(ip + 16);
-  if (get16(udp + 6) != 0) {
+  const std::uint32_t src = load_be32(ip + 12);
+  const std::uint32_t dst = load_be32(ip + 16);
+  if (load_be16(udp + 6) != 0) {
     std::uint32_t sum = (src >> 16) + (src & 0xFFFF) + (dst >> 16) + (dst & 0xFFFF) + 17 +
                         static_cast<std::uint32_t>(udp_len);
     if (fold(ones_sum(std::span<const std::uint8_t>(udp, udp_len), sum)) != 0)
       return make_error("packet: UDP checksum mismatch");
   }
-  if (info) *info = UdpInfo{src, dst, get16(udp), get16(udp + 2)};
+  if (info) *info = UdpInfo{src, dst, load_be16(udp), load_be16(udp + 2)};
   return std::span<const std::uint8_t>(udp + kUdpHeaderBytes, udp_len - kUdpHeaderBytes);
 }
 

@@ -9,23 +9,6 @@ namespace hmtt::wire {
 
 namespace {
 
-std::uint16_t get16(const std::uint8_t* p) { return static_cast<std::uint16_t>((p[0] << 8) | p[1]); }
-std::uint32_t get32(const std::uint8_t* p) {
-  return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3];
-}
-std::uint64_t get64(const std::uint8_t* p) { return (std::uint64_t{get32(p)} << 32) | get32(p + 4); }
-void put16(std::uint16_t v, std::uint8_t* p) {
-  p[0] = static_cast<std::uint8_t>(v >> 8);
-  p[1] = static_cast<std::uint8_t>(v);
-}
-void put32(std::uint32_t v, std::uint8_t* p) {
-  for (int i = 0; i < 4; ++i) p[i] = static_cast<std::uint8_t>(v >> (24 - 8 * i));
-}
-void put64(std::uint64_t v, std::uint8_t* p) {
-  put32(static_cast<std::uint32_t>(v >> 32), p);
-  put32(static_cast<std::uint32_t>(v), p + 4);
-}
-
 std::string where(const FrameHeader& h) {
   return "frame board " + std::to_string(h.board) + " link " + std::to_string(h.link) + " seq " +
          std::to_string(h.sequence);
@@ -55,18 +38,8 @@ void DecodedFrame::clear() {
 Result<FrameHeader> parse_header(std::span<const std::uint8_t> b) {
   if (b.size() < kHeaderBytes)
     return make_error("frame: " + std::to_string(b.size()) + " bytes is shorter than the 28-byte header");
-  if (b[0] != 'H' || b[1] != 'M' || b[2] != 'T' || b[3] != 'T') return make_error("frame: bad magic (not \"HMTT\")");
   FrameHeader h;
-  h.version = b[4];
-  h.board = b[5];
-  h.link = b[6];
-  h.addr_bits = b[7];
-  h.line_shift = b[8];
-  h.flags = b[9];
-  h.count = get16(&b[10]);
-  h.sequence = get32(&b[12]);
-  h.base_time = get64(&b[16]);
-  h.clock_khz = get32(&b[24]);
+  if (!read_header(b, h)) return make_error("frame: bad magic (not \"HMTT\")");
   const std::string at = where(h);
   if (h.version != kVersion) return make_error(at + ": unsupported version " + std::to_string(h.version));
   if (h.link >= kMaxLinks) return make_error(at + ": link_id " + std::to_string(h.link) + " is not 0-3");
@@ -91,10 +64,10 @@ void write_header(const FrameHeader& h, std::uint8_t* out) {
   out[7] = h.addr_bits;
   out[8] = h.line_shift;
   out[9] = h.flags;
-  put16(h.count, out + 10);
-  put32(h.sequence, out + 12);
-  put64(h.base_time, out + 16);
-  put32(h.clock_khz, out + 24);
+  store_be16(h.count, out + 10);
+  store_be32(h.sequence, out + 12);
+  store_be64(h.base_time, out + 16);
+  store_be32(h.clock_khz, out + 24);
 }
 
 Status decode_frame(std::span<const std::uint8_t> b, DecodedFrame& out) {
@@ -108,7 +81,7 @@ Status decode_frame(std::span<const std::uint8_t> b, DecodedFrame& out) {
   if (b.size() != expect)
     return make_error(at + ": length " + std::to_string(b.size()) + " bytes, count " + std::to_string(h.count) +
                       " needs " + std::to_string(expect));
-  const std::uint32_t want = get32(&b[expect - kCrcBytes]);
+  const std::uint32_t want = load_be32(&b[expect - kCrcBytes]);
   const std::uint32_t got = crc32(b.first(expect - kCrcBytes));
   if (want != got) return make_error(at + ": CRC-32 mismatch");
 
@@ -306,7 +279,7 @@ void FrameEncoder::close_frame() {
   write_header(h, f.bytes.data());
   std::copy_n(open_.begin(), record_bytes, f.bytes.begin() + kHeaderBytes);
   const std::uint32_t c = crc32(std::span<const std::uint8_t>(f.bytes.data(), kHeaderBytes + record_bytes));
-  put32(c, f.bytes.data() + kHeaderBytes + record_bytes);
+  store_be32(c, f.bytes.data() + kHeaderBytes + record_bytes);
   done_.push_back(std::move(f));
   open_count_ = 0;
   next_link_ = static_cast<std::uint8_t>((next_link_ + 1) % config_.links);

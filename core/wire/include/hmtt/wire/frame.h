@@ -18,6 +18,7 @@
 
 #include "hmtt/reference.h"
 #include "hmtt/result.h"
+#include "hmtt/wire/bytes.h"
 
 namespace hmtt::wire {
 
@@ -57,6 +58,31 @@ struct FrameHeader {
 
   friend bool operator==(const FrameHeader&, const FrameHeader&) = default;
 };
+
+// The header's fields as they lie in the first kHeaderBytes of a frame; false (h untouched) if
+// `bytes` is shorter than that or does not start with the magic "HMTT". No field is checked:
+// header_valid does that, parse_header says which field is wrong. (Both the codec and the
+// receiver's line-rate decoder read headers through these two.)
+inline bool read_header(std::span<const std::uint8_t> b, FrameHeader& h) {
+  if (b.size() < kHeaderBytes || b[0] != 'H' || b[1] != 'M' || b[2] != 'T' || b[3] != 'T') return false;
+  h.version = b[4];
+  h.board = b[5];
+  h.link = b[6];
+  h.addr_bits = b[7];
+  h.line_shift = b[8];
+  h.flags = b[9];
+  h.count = load_be16(&b[10]);
+  h.sequence = load_be32(&b[12]);
+  h.base_time = load_be64(&b[16]);
+  h.clock_khz = load_be32(&b[24]);
+  return true;
+}
+
+// Every header field within the format's ranges (docs/wire-format.md, "Frame header").
+inline bool header_valid(const FrameHeader& h) {
+  return h.version == kVersion && h.link < kMaxLinks && h.addr_bits >= kMinAddrBits && h.addr_bits <= kMaxAddrBits &&
+         h.line_shift <= kMaxLineShift && (h.flags & 0xFE) == 0 && h.count <= kMaxRecords && h.clock_khz != 0;
+}
 
 // --- raw records (a 40-bit value in the low bits of a uint64) ---------------
 
