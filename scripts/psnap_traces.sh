@@ -14,7 +14,7 @@
 # sha256 is printed: it differs between Debian images).
 set -euo pipefail
 if [ $# -lt 2 ] || [ "$1" = "--help" ] || [ "$1" = "-h" ]; then
-  sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
   [ $# -ge 1 ] && [ "$1" != "--help" ] && [ "$1" != "-h" ] && exit 2
   exit 0
 fi
@@ -23,6 +23,23 @@ D=$2
 set_name=${3:-all}
 shift $(($# < 3 ? $# : 3))
 only=("$@")
+case $set_name in
+  short | long | all) ;;
+  *) echo "psnap_traces.sh: '$set_name' is not short, long or all" >&2; exit 2 ;;
+esac
+short_names="gzs gzip gzgpl gzw md5sum sed awk xz bzip2"
+long_names="gz128k gz512k gz1m bzip2l xzl xz1m sed1m"
+case $set_name in
+  short) known=$short_names ;;
+  long) known=$long_names ;;
+  *) known="$short_names $long_names" ;;
+esac
+for n in "${only[@]}"; do
+  case " $known " in
+    *" $n "*) ;;
+    *) echo "psnap_traces.sh: no trace '$n' in the $set_name set ($known)" >&2; exit 2 ;;
+  esac
+done
 here=$(cd "$(dirname "$0")/.." && pwd)
 paper=$here/../shared/papers/psnap-synthetic-address-streams.txt
 mkdir -p "$D"
