@@ -102,7 +102,13 @@ with open("words.txt", "w") as f:
 PY
 }
 
-if [ "$set_name" = short ] || [ "$set_name" = all ]; then
+any_wanted() {  # any_wanted NAME...: one of them is wanted
+  local n
+  for n in "$@"; do wanted "$n" && return 0; done
+  return 1
+}
+
+if { [ "$set_name" = short ] || [ "$set_name" = all ]; } && any_wanted $short_names; then
   make_short_inputs
   record gzs gzip -c small.txt
   record gzip gzip -c in.txt
@@ -114,7 +120,7 @@ if [ "$set_name" = short ] || [ "$set_name" = all ]; then
   record xz xz -c -1 in.txt
   record bzip2 bzip2 -c in.txt
 fi
-if [ "$set_name" = long ] || [ "$set_name" = all ]; then
+if { [ "$set_name" = long ] || [ "$set_name" = all ]; } && any_wanted $long_names; then
   if [ ! -s corpus.txt ]; then
     find /usr/share/doc -name copyright -type f | LC_ALL=C sort | xargs cat > corpus.txt
   fi
