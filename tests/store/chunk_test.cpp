@@ -482,6 +482,40 @@ TEST_CASE("a batch that fails its check leaves the chunk's summary as it was") {
   CHECK(summary.kind_mask == before.kind_mask);
 }
 
+TEST_CASE("a kind or origin out of range fails the check wherever it is, and names its reference") {
+  // check_and_copy_references tests kinds and origins through one OR of each reference's last
+  // eight bytes: every bit above the low two of either byte must show, in any row.
+  for (const unsigned bad : {4u, 8u, 0x40u, 0x80u, 0xFFu}) {
+    for (const bool in_origin : {false, true}) {
+      for (const std::size_t row : {std::size_t{0}, std::size_t{1}, std::size_t{6}}) {
+        CAPTURE(bad);
+        CAPTURE(in_origin);
+        CAPTURE(row);
+        std::vector<Reference> refs(7);
+        for (std::size_t i = 0; i < refs.size(); ++i) {
+          refs[i].time = 10 * i;
+          refs[i].address = 0x1000 + 64 * i;
+          refs[i].size = 64;
+          refs[i].kind = static_cast<Kind>(i % 4);
+          refs[i].origin = static_cast<Origin>(3 - i % 4);
+          refs[i].source = 0xFFFF;
+        }
+        if (in_origin) {
+          refs[row].origin = static_cast<Origin>(bad);
+        } else {
+          refs[row].kind = static_cast<Kind>(bad);
+        }
+        ChunkSummary summary;
+        std::vector<Reference> out(refs.size());
+        Status st = check_and_copy_references(refs, 0, 5, out.data(), summary);
+        REQUIRE_FALSE(st.ok());
+        CHECK(st.error().message.find("reference " + std::to_string(5 + row) + ": kind") != std::string::npos);
+        CHECK(summary.kind_mask == 0);
+      }
+    }
+  }
+}
+
 TEST_CASE("packed planes: the docs/store.md example byte for byte, and every width round trips") {
   // {5, 9, 5, 7, 9, 9, 5, 7, 7}: k = 3 symbols {5, 7, 9}, w = 2, indices 0 2 0 1 2 2 0 1 1 LSB first.
   const std::vector<std::uint8_t> plane = {5, 9, 5, 7, 9, 9, 5, 7, 7};
