@@ -25,7 +25,7 @@ std::vector<std::uint8_t> record_bytes(const EncodedFrame& f) {
 void reseal(std::vector<std::uint8_t>& f) {
   const std::size_t n = f.size() - kCrcBytes;
   const std::uint32_t c = crc32(std::span<const std::uint8_t>(f.data(), n));
-  for (int i = 0; i < 4; ++i) f[n + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(c >> (24 - 8 * i));
+  store_be32(c, f.data() + n);
 }
 
 struct Item {
@@ -249,6 +249,47 @@ TEST_CASE("encoder rejects what the format cannot carry") {
   EncoderConfig bad;
   bad.links = 5;
   CHECK_FALSE(FrameEncoder::create(bad).ok());
+}
+
+TEST_CASE("header_valid accepts exactly the headers parse_header accepts") {
+  // The receiver's line-rate decoder checks headers with read_header + header_valid and leaves the
+  // messages to parse_header: the two rules must not drift apart. Every value of every one-byte
+  // field, and the edges of count and clock_khz.
+  FrameHeader base;
+  base.count = 1;
+  std::vector<std::uint8_t> b(kHeaderBytes);
+  std::size_t accepted = 0, rejected = 0;
+  auto check = [&](const std::vector<std::uint8_t>& bytes) {
+    FrameHeader h;
+    const bool fast = read_header(bytes, h) && header_valid(h);
+    auto slow = parse_header(bytes);
+    CHECK(fast == slow.ok());
+    if (slow.ok()) CHECK(*slow == h);
+    (fast ? accepted : rejected) += 1;
+  };
+  for (std::size_t field = 0; field < 10; ++field) {
+    for (unsigned v = 0; v < 256; ++v) {
+      write_header(base, b.data());
+      b[field] = static_cast<std::uint8_t>(v);
+      CAPTURE(field);
+      CAPTURE(v);
+      check(b);
+    }
+  }
+  for (const std::uint16_t count : {std::uint16_t{0}, std::uint16_t{288}, std::uint16_t{289}, std::uint16_t{0xFFFF}}) {
+    for (const std::uint32_t clock : {0u, 1u, 0xFFFFFFFFu}) {
+      FrameHeader h = base;
+      h.count = count;
+      h.clock_khz = clock;
+      write_header(h, b.data());
+      CAPTURE(count);
+      CAPTURE(clock);
+      check(b);
+    }
+  }
+  check(std::vector<std::uint8_t>(b.begin(), b.end() - 1));  // one byte short
+  CHECK(accepted > 100);
+  CHECK(rejected > 100);
 }
 
 TEST_CASE("decoder rejects corrupt frames with an error naming the place") {

@@ -78,7 +78,8 @@ inline bool read_header(std::span<const std::uint8_t> b, FrameHeader& h) {
   return true;
 }
 
-// Every header field within the format's ranges (docs/wire-format.md, "Frame header").
+// Every header field within the format's ranges (docs/wire-format.md, section 2), the rule
+// parse_header applies field by field with its messages (tests/wire: both accept the same headers).
 inline bool header_valid(const FrameHeader& h) {
   return h.version == kVersion && h.link < kMaxLinks && h.addr_bits >= kMinAddrBits && h.addr_bits <= kMaxAddrBits &&
          h.line_shift <= kMaxLineShift && (h.flags & 0xFE) == 0 && h.count <= kMaxRecords && h.clock_khz != 0;
