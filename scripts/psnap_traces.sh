@@ -5,16 +5,16 @@
 #   short: gzs gzip gzgpl gzw md5sum sed awk xz bzip2 (0.7-18 M references each)
 #   long:  gz128k gz512k gz1m bzip2l xz1m sed1m xzl (25-205 M references each; the
 #          accuracy tables call bzip2l and xzl "bzip2" and "xz")
-# NAME...: only these traces of the set. Writes DIR/NAME.hmtt; a store already there
-# is kept (delete it to record again). Needs valgrind, gzip, bzip2, xz-utils, sed,
-# gawk or mawk and coreutils (apt install valgrind).
+# NAME...: only these traces of the set. Writes DIR/NAME.hmtt; a finished store already
+# there is kept (delete it to record again), an unfinished one is recorded again.
+# Needs valgrind, gzip, bzip2, xz-utils, sed, gawk or mawk and coreutils (apt install valgrind).
 # The inputs are deterministic: in.txt is the first 30,000 bytes of the PSnAP paper's
 # text (../shared/papers), small.txt and words.txt are generated here, and corpus.txt
 # is every /usr/share/doc/*/copyright of the machine in LC_ALL=C path order (its
 # sha256 is printed: it differs between Debian images).
 set -euo pipefail
 if [ $# -lt 2 ] || [ "$1" = "--help" ] || [ "$1" = "-h" ]; then
-  sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
+  awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"
   [ $# -ge 1 ] && [ "$1" != "--help" ] && [ "$1" != "-h" ] && exit 2
   exit 0
 fi
@@ -55,15 +55,23 @@ wanted() {  # wanted NAME: in the chosen set and (if names were given) named
   return 1
 }
 
-# record NAME COMMAND...: lackey through lz4 and a FIFO into NAME.hmtt (the raw text of a
-# long trace is tens of GB; it never lands on disk).
+# finished STORE: the store's writer reached finish() (an interrupted import leaves one that is not).
+finished() {
+  "$H" info "$1" --json 2> /dev/null | python3 -c 'import json, sys; sys.exit(0 if json.load(sys.stdin).get("finished") else 1)'
+}
+
+# record NAME COMMAND...: lackey through a FIFO into NAME.hmtt (the raw text of a long trace is
+# tens of GB; it never lands on disk).
 record() {
   local name=$1
   shift
   wanted "$name" || return 0
   if [ -s "$name.hmtt" ]; then
-    echo "$name: $name.hmtt is there, kept"
-    return 0
+    if finished "$name.hmtt"; then
+      echo "$name: $name.hmtt is there, kept"
+      return 0
+    fi
+    echo "$name: $name.hmtt is unfinished (an interrupted recording): recording it again" >&2
   fi
   echo "$name: $*" >&2
   local t0=$SECONDS
