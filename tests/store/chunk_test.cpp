@@ -671,6 +671,27 @@ TEST_CASE("a plane that looks like noise in its first 4 KiB but repeats further 
   CHECK(decode_all(blob) == refs);
 }
 
+TEST_CASE("a plane the probe takes for repetitive is packed when LZ4 of the whole plane is larger") {
+  // 4,096 sequential reads, then reads and writes at random: the kind plane's first 4 KiB are one value
+  // (the probe guesses a few hundred bytes), the rest a few values at random, which LZ4 cannot shrink
+  // to the packed plane's bits. With LZ4's real output in hand the writer must pack.
+  std::mt19937_64 rng(13);
+  std::vector<Reference> refs(131072);
+  for (std::size_t i = 0; i < refs.size(); ++i) {
+    refs[i].time = i;
+    refs[i].size = 64;
+    refs[i].kind = i < 4096 || rng() % 2 ? Kind::Read : Kind::Write;
+    refs[i].address = 0x10000000 + 64 * i;
+  }
+  const auto blob = encode(refs);
+  REQUIRE(blob[64 + 8] == 1);  // column 2 (kinds): one plane
+  const std::size_t kind_plane = std::size_t{blob[32 + 8]} + blob[48 + 8];
+  const std::uint8_t* e = blob.data() + 112 + 12 * kind_plane;
+  CHECK(blob[4] == 3);
+  CHECK(e[8] == 2);  // packed
+  CHECK(decode_all(blob) == refs);
+}
+
 TEST_CASE("a board-like chunk bit-packs its time and kind planes (format 3) and decodes") {
   // Line-sized reads and writes, streams and random lines, time steps of 1-4 (one in eight up to 40):
   // the time plane (40 values) and the kind plane (a few) are packed; the residuals stay raw.

@@ -973,19 +973,26 @@ std::size_t pack_chunk(const ChunkColumns& columns, int acceleration, std::vecto
     };
     int got = 0;
     bool packed = false;
+    bool planned = false;  // `plan` holds this plane's packing
+    // The probe's distinct values bound the indices' width from below: when even that cannot come
+    // within 5 % of LZ4, the pass over the plane that plans the packing is skipped (real-program
+    // traces' planes end here).
+    unsigned kp = 0;
+    std::size_t wmin = 0;
+    auto may_pack = [&](std::size_t lz4_bytes) {
+      return kp <= kPackedMaxSymbols && 20 * (wmin * ulen / 8) <= 21 * lz4_bytes;
+    };
     // A plane of noise (random low address bytes) gains nothing: probe its first 4 KiB first.
     bool try_lz4 = len > 0;
     if (len > 65536) {
       const int probe = LZ4_compress_fast(in, reinterpret_cast<char*>(b + at), 4096, LZ4_compressBound(4096), acceleration);
       try_lz4 = probe > 0 && probe < 3900;
       const std::size_t guess = try_lz4 ? static_cast<std::size_t>(probe) * ulen / 4096 : ulen;
-      // The probe's distinct values bound the indices' width from below: when even that cannot come
-      // within 5 % of LZ4, skip the pass over the plane (real-program traces' planes end here).
       if (packable) {
-        const unsigned kp = detail::distinct_bytes(plane.first(4096));
-        const std::size_t wmin = detail::packed_width(kp);
-        packed = kp <= kPackedMaxSymbols && 20 * (wmin * ulen / 8) <= 21 * guess && detail::plan_packed(plane, plan) &&
-                 packed_wins(guess);
+        kp = detail::distinct_bytes(plane.first(4096));
+        wmin = detail::packed_width(kp);
+        planned = may_pack(guess) && detail::plan_packed(plane, plan);
+        packed = planned && packed_wins(guess);
         // 4 KiB see no repetition longer than themselves: a loop's kinds and sizes, thousands of
         // references a pass, LZ4 to a third of that guess (sed of 1 MB under lackey: 0.18-0.25 bytes a
         // reference, the guess 0.61, the packed plane 0.625). A 16 KiB probe confirms the choice.
@@ -996,13 +1003,17 @@ std::size_t pack_chunk(const ChunkColumns& columns, int acceleration, std::vecto
           try_lz4 = try_lz4 || !packed;  // what repeats beyond the first probe's reach is no noise
         }
       }
+    } else if (packable) {
+      planned = detail::plan_packed(plane, plan);
     }
     if (!packed && try_lz4) {
       got = LZ4_compress_fast(in, reinterpret_cast<char*>(b + at), len, LZ4_compressBound(len), acceleration);
     }
-    if (!packed && len <= 65536 && packable) {
-      packed = detail::plan_packed(plane, plan) && packed_wins(got > 0 && got < len ? static_cast<std::size_t>(got) : ulen);
-    }
+    // Where LZ4's output is known, it decides: a probe's guess can be wrong either way (a plane whose
+    // first 4 KiB repeat more than the rest is guessed too small).
+    const std::size_t lz4_bytes = got > 0 && got < len ? static_cast<std::size_t>(got) : ulen;
+    if (!packed && packable && !planned && len > 65536) planned = may_pack(lz4_bytes) && detail::plan_packed(plane, plan);
+    if (!packed && planned) packed = packed_wins(lz4_bytes);
     std::uint8_t* e = table + p * kPlaneEntryBytes;
     put32(e, static_cast<std::uint32_t>(len));
     if (packed) {
