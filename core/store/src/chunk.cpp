@@ -1012,7 +1012,9 @@ std::size_t pack_chunk(const ChunkColumns& columns, int acceleration, std::vecto
     // Where LZ4's output is known, it decides: a probe's guess can be wrong either way (a plane whose
     // first 4 KiB repeat more than the rest is guessed too small).
     const std::size_t lz4_bytes = got > 0 && got < len ? static_cast<std::size_t>(got) : ulen;
-    if (!packed && packable && !planned && len > 65536) planned = may_pack(lz4_bytes) && detail::plan_packed(plane, plan);
+    if (!packed && packable && !planned && len > 65536) {
+      planned = may_pack(lz4_bytes) && detail::plan_packed(plane, plan);
+    }
     if (!packed && planned) packed = packed_wins(lz4_bytes);
     std::uint8_t* e = table + p * kPlaneEntryBytes;
     put32(e, static_cast<std::uint32_t>(len));
