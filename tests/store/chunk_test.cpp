@@ -610,9 +610,9 @@ TEST_CASE("packed planes: the decoder names what is wrong") {
 }
 
 TEST_CASE("a plane that repeats beyond the 4 KiB probe is not packed when LZ4 makes it far smaller") {
-  // A loop of 2,000 references (random kinds and addresses, the same every pass), run 65 times. From
-  // the third pass on the predictors choose the same every pass, so the kind plane (kind and predictor
-  // bits) repeats every 2,000 bytes and LZ4 shrinks it to a few percent of the 4-bit packed form; its
+  // A loop of 2,000 references (random kinds and addresses, the same every pass), run 65 times. Once
+  // the predictors' tables have settled they choose the same every pass, so the kind plane (kind and
+  // predictor bits) repeats every 2,000 bytes and LZ4 shrinks it far below the 4-bit packed form; its
   // first 4 KiB, compressed alone, hold the first two passes, which differ, and see no repetition.
   // Before the wider probe the writer packed such planes (sed of 1 MB under lackey: 0.625 bytes a
   // reference packed against 0.18-0.25 with LZ4; docs/store.md "Packed planes").
@@ -634,14 +634,14 @@ TEST_CASE("a plane that repeats beyond the 4 KiB probe is not packed when LZ4 ma
   const auto blob = encode(refs);
   std::uint32_t planes = 0;
   std::memcpy(&planes, blob.data() + 12, 4);
-  REQUIRE(blob[64 + 8] == 1);                                    // column 2 (kinds) has one plane,
-  const std::size_t kind_plane = std::size_t{blob[32 + 8]} + blob[48 + 8];  // after columns 0 and 1's
+  REQUIRE(blob[64 + 8] == 1);  // column 2 (kinds) has one plane, after columns 0 and 1's
+  const std::size_t kind_plane = std::size_t{blob[32 + 8]} + blob[48 + 8];
   REQUIRE(kind_plane < planes);
   const std::uint8_t* e = blob.data() + 112 + 12 * kind_plane;
   std::uint32_t stored = 0;
   std::memcpy(&stored, e + 4, 4);
-  CHECK(e[8] == 1);                        // LZ4, not packed (2)
-  CHECK(stored < refs.size() / 8);         // the 4-bit packed plane would take half a byte a reference
+  CHECK(e[8] == 1);                 // LZ4, not packed (2)
+  CHECK(stored < refs.size() / 8);  // the 4-bit packed plane would take half a byte a reference
   CHECK(decode_all(blob) == refs);
 }
 
@@ -673,7 +673,7 @@ TEST_CASE("a plane that looks like noise in its first 4 KiB but repeats further 
 
 TEST_CASE("a plane the probe takes for repetitive is packed when LZ4 of the whole plane is larger") {
   // 4,096 sequential reads, then reads and writes at random: the kind plane's first 4 KiB are one value
-  // (the probe guesses a few hundred bytes), the rest a few values at random, which LZ4 cannot shrink
+  // (the probe guesses about a kilobyte for the plane), the rest a few values at random, which LZ4 cannot shrink
   // to the packed plane's bits. With LZ4's real output in hand the writer must pack.
   std::mt19937_64 rng(13);
   std::vector<Reference> refs(131072);
