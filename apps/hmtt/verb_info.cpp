@@ -1,4 +1,4 @@
-// hmtt info FILE [--json] [--verify]: a trace store's summary (docs/store.md).
+// hmtt info FILE [--json] [--verify] [--planes]: a trace store's summary (docs/store.md).
 #include <nlohmann/json.hpp>
 
 #include <cinttypes>
@@ -16,7 +16,11 @@ struct InfoOptions {
   std::string file;
   bool json = false;
   bool verify = false;
+  bool planes = false;
 };
+
+// Column names of the chunk format (docs/store.md, "Column table"), as `--planes` prints them.
+constexpr const char* kColumnNames[5] = {"time-delta", "residual", "kind-origin", "size", "source"};
 
 std::string event_type_name(hmtt::store::EventType t) {
   switch (t) {
@@ -86,6 +90,18 @@ int run_info(const InfoOptions& opt) {
                                               " references, the index says " + std::to_string(s.references)));
     }
   }
+  // --planes: every BLOB's plane table, summed per column.
+  store::PlaneCensus census;
+  if (opt.planes) {
+    auto c = r.planes();
+    if (!c) return app::fail("info", c.error());
+    census = *c;
+  }
+  std::uint64_t column_bytes = 0;
+  for (const auto& c : census.columns) column_bytes += c.stored_bytes;
+  const auto per_ref = [&](std::uint64_t bytes) {
+    return census.references ? static_cast<double>(bytes) / static_cast<double>(census.references) : 0.0;
+  };
   const std::uint64_t span = s.references ? s.last_time - s.first_time : 0;
   const double seconds = static_cast<double>(span) * static_cast<double>(info.tick_ps) * 1e-12;
   const double bytes_per_ref =
@@ -128,6 +144,18 @@ int run_info(const InfoOptions& opt) {
     j["compressed_bytes"] = s.compressed_bytes;
     j["bytes_per_reference"] = bytes_per_ref;
     if (opt.verify) j["verified_references"] = verified;
+    if (opt.planes) {
+      nlohmann::ordered_json cols = nlohmann::ordered_json::array();
+      for (int c = 0; c < 5; ++c) {
+        const store::ColumnBytes& b = census.columns[c];
+        cols.push_back({{"column", kColumnNames[c]}, {"planes", b.planes}, {"raw_bytes", b.raw_bytes},
+                        {"stored_bytes", b.stored_bytes}, {"stored_bytes_per_reference", per_ref(b.stored_bytes)},
+                        {"raw_planes", b.by_encoding[0]}, {"lz4_planes", b.by_encoding[1]},
+                        {"packed_planes", b.by_encoding[2]}});
+      }
+      j["planes"] = {{"chunks", census.chunks}, {"references", census.references}, {"blob_bytes", census.blob_bytes},
+                     {"columns", cols}, {"table_bytes", census.blob_bytes - column_bytes}};
+    }
     std::printf("%s\n", j.dump(2).c_str());
     return app::kExitOk;
   }
@@ -167,6 +195,16 @@ int run_info(const InfoOptions& opt) {
   std::printf("chunks       %" PRIu64 ", %" PRIu64 " bytes compressed (%.3f bytes/reference)\n", s.chunks,
               s.compressed_bytes, bytes_per_ref);
   if (opt.verify) std::printf("verified     %" PRIu64 " references decoded, every chunk checksum and table intact\n", verified);
+  if (opt.planes) {
+    std::printf("planes       bytes a reference stored (uncompressed); planes raw / LZ4 / packed\n");
+    for (int c = 0; c < 5; ++c) {
+      const store::ColumnBytes& b = census.columns[c];
+      std::printf("  %-11s %.4f (%.4f); %" PRIu64 " / %" PRIu64 " / %" PRIu64 "\n", kColumnNames[c],
+                  per_ref(b.stored_bytes), per_ref(b.raw_bytes), b.by_encoding[0], b.by_encoding[1], b.by_encoding[2]);
+    }
+    std::printf("  %-11s %.4f (headers, tables, checksums of %" PRIu64 " chunks)\n", "tables",
+                per_ref(census.blob_bytes - column_bytes), census.chunks);
+  }
   return app::kExitOk;
 }
 
@@ -179,5 +217,8 @@ void setup_info(CLI::App& app, int& exit_code) {
   sub->add_option("FILE", opt->file, "the trace store (one SQLite file per capture)")->required();
   sub->add_flag("--json", opt->json, "print the summary as JSON");
   sub->add_flag("--verify", opt->verify, "also decode every chunk, checking checksums and tables (reads the whole file)");
+  sub->add_flag("--planes", opt->planes,
+                "also sum every chunk's planes per column: bytes a reference, and planes stored raw, LZ4 or packed "
+                "(reads every chunk)");
   sub->callback([opt, &exit_code] { exit_code = run_info(*opt); });
 }

@@ -721,8 +721,30 @@ TEST_CASE("a board-like chunk bit-packs its time and kind planes (format 3) and 
   CHECK(blob[112 + 24 + 8] == 2);  // kind: packed
   CHECK(decode_all(blob) == refs);
 
+  // The plane table as `hmtt info --planes` reads it.
+  auto table = chunk_planes(blob);
+  REQUIRE(table);
+  CHECK(table->refs == refs.size());
+  REQUIRE(table->planes.size() == 3);
+  CHECK(table->planes[0].column == Column::TimeDelta);
+  CHECK(table->planes[0].encoding == PlaneEncoding::Packed);
+  CHECK(table->planes[0].raw_bytes == refs.size());
+  CHECK(table->planes[1].column == Column::Residual);
+  CHECK(table->planes[1].encoding == PlaneEncoding::Raw);
+  CHECK(table->planes[1].stored_bytes == table->planes[1].raw_bytes);
+  CHECK(table->planes[2].column == Column::KindOrigin);
+  CHECK(table->planes[2].encoding == PlaneEncoding::Packed);
+  std::size_t stored = 0;
+  for (const auto& p : table->planes) stored += p.stored_bytes;
+  CHECK(stored + 112 + 3 * 12 + 8 == blob.size());  // header and column table, plane table, checksum
+
   auto message = load_with_trailer;
   auto b = blob;
+  b[blob.size() - 1] ^= 1;
+  auto damaged = chunk_planes(b);
+  REQUIRE(!damaged);
+  CHECK(damaged.error().message.find("checksum mismatch") != std::string::npos);
+  b = blob;
   b[4] = 2;  // a packed plane in a format 2 chunk
   CHECK(message(b).find("offset 120: plane encoding 2 (packed) in a chunk of format version 2") != std::string::npos);
   b = blob;

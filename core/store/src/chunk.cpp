@@ -1450,4 +1450,26 @@ std::size_t ChunkDecoder::next(std::span<Reference> out) {
   return total;
 }
 
+Result<ChunkPlanes> chunk_planes(std::span<const std::uint8_t> blob) {
+  ChunkDecoder decoder;
+  HMTT_TRY(decoder.load(blob));
+  const std::uint8_t* b = blob.data();
+  ChunkPlanes out;
+  out.refs = decoder.refs();
+  std::size_t p = 0;
+  for (int c = 0; c < kChunkColumns; ++c) {
+    const std::uint8_t width = b[kChunkHeaderBytes + static_cast<std::size_t>(c) * kColumnEntryBytes + 8];
+    for (std::uint8_t w = 0; w < width; ++w, ++p) {
+      const std::uint8_t* e = b + kChunkHeaderBytes + kChunkColumns * kColumnEntryBytes + p * kPlaneEntryBytes;
+      PlaneInfo info;
+      info.column = static_cast<Column>(c);
+      info.raw_bytes = get32(e);
+      info.stored_bytes = get32(e + 4);
+      info.encoding = static_cast<PlaneEncoding>(e[8]);
+      out.planes.push_back(info);
+    }
+  }
+  return out;
+}
+
 }  // namespace hmtt::store

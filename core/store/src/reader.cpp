@@ -506,6 +506,32 @@ Result<std::unique_ptr<ReferenceSource>> StoreReader::references(const Filter& f
   return std::unique_ptr<ReferenceSource>(std::make_unique<ChunkStream>(impl_->path, std::move(rows), filter));
 }
 
+Result<PlaneCensus> StoreReader::planes() const {
+  static_assert(kChunkColumns == 5, "PlaneCensus holds five columns");
+  PlaneCensus census;
+  sql::Stmt st;
+  HMTT_TRY(st.prepare(impl_->db, "SELECT id, data FROM chunk ORDER BY id"));
+  for (;;) {
+    auto row = st.step();
+    if (!row) return row.error();
+    if (!*row) break;
+    const std::span<const std::uint8_t> blob = st.blob(1);
+    auto planes = chunk_planes(blob);
+    if (!planes) return impl_->err("chunk " + std::to_string(st.u64(0)) + ": " + planes.error().message);
+    census.chunks++;
+    census.references += planes->refs;
+    census.blob_bytes += blob.size();
+    for (const PlaneInfo& p : planes->planes) {
+      ColumnBytes& c = census.columns[static_cast<int>(p.column)];
+      c.planes++;
+      c.raw_bytes += p.raw_bytes;
+      c.stored_bytes += p.stored_bytes;
+      c.by_encoding[static_cast<int>(p.encoding)]++;
+    }
+  }
+  return census;
+}
+
 Result<std::vector<Event>> StoreReader::events() const {
   sql::Stmt st;
   HMTT_TRY(st.prepare(impl_->db, "SELECT time, type, board, link, value, write, note FROM event ORDER BY time, id"));

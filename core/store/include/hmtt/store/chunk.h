@@ -264,4 +264,19 @@ class ChunkDecoder {
   std::vector<std::uint64_t> tmp_;
 };
 
+// One plane of a chunk BLOB, as its plane table describes it.
+struct PlaneInfo {
+  Column column = Column::TimeDelta;
+  std::uint32_t raw_bytes = 0;     // the plane uncompressed
+  std::uint32_t stored_bytes = 0;  // its bytes in the BLOB
+  PlaneEncoding encoding = PlaneEncoding::Raw;
+};
+struct ChunkPlanes {
+  std::uint32_t refs = 0;
+  std::vector<PlaneInfo> planes;  // the plane table, in BLOB order
+};
+// The plane table of `blob`, once ChunkDecoder::load has accepted the BLOB (its errors otherwise).
+// For `hmtt info --planes`: how a store's bytes split between the columns.
+Result<ChunkPlanes> chunk_planes(std::span<const std::uint8_t> blob);
+
 }  // namespace hmtt::store

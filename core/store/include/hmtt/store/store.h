@@ -187,6 +187,22 @@ struct Summary {
   bool finished = false;  // the writer reached finish(); false for an interrupted capture
 };
 
+// A store's chunk bytes by column (`hmtt info --planes`): where the compressed bytes go. Per column
+// of the chunk format (docs/store.md, "The chunk BLOB"): its planes over all chunks, their bytes
+// uncompressed and stored, and how many planes each encoding stored (raw, LZ4, packed).
+struct ColumnBytes {
+  std::uint64_t planes = 0;
+  std::uint64_t raw_bytes = 0;
+  std::uint64_t stored_bytes = 0;
+  std::uint64_t by_encoding[3] = {};
+};
+struct PlaneCensus {
+  std::uint64_t chunks = 0;
+  std::uint64_t references = 0;
+  std::uint64_t blob_bytes = 0;   // whole BLOBs: the columns' stored bytes plus headers, tables, checksums
+  ColumnBytes columns[5] = {};    // TimeDelta, Residual, KindOrigin, Size, Source
+};
+
 class StoreReader {
  public:
   // Opens read-only; a truncated or foreign file is an error naming the file and what is wrong.
@@ -202,6 +218,9 @@ class StoreReader {
   // indexed ranges are never read. A damaged chunk ends the stream with an error naming the
   // file, the chunk id and what is wrong.
   Result<std::unique_ptr<ReferenceSource>> references(const Filter& filter = {}) const;
+  // Every chunk BLOB read, checked (as the stream checks it) and its plane table summed; a damaged
+  // chunk is an error naming the file and the chunk id.
+  Result<PlaneCensus> planes() const;
   Result<std::vector<Event>> events() const;
   Result<std::vector<LinkStats>> links() const;
   Result<std::vector<PageMapEntry>> page_map() const;
