@@ -11,6 +11,7 @@
 namespace {
 
 void decode(const std::vector<std::uint8_t>& blob) {
+  (void)hmtt::store::chunk_planes(blob);  // `hmtt info --planes`: the same checks, then the plane table
   hmtt::store::ChunkDecoder d;
   if (!d.load(blob).ok()) return;
   std::vector<hmtt::Reference> out(1000);

@@ -1,5 +1,5 @@
 // Fuzz harness for the store reader: the input bytes become a file, which is
-// opened and read whole (summary, side tables, every reference). Any error is
+// opened and read whole (summary, side tables, plane census, every reference). Any error is
 // fine; a crash, sanitizer report or hang is not. Work per input is bounded.
 #include <unistd.h>
 
@@ -42,6 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)r.reports();
     (void)r.profiles();
     (void)r.meta("tick_ps");
+    (void)r.planes();
     hmtt::store::Filter filter;
     filter.kind_mask = 0x5;
     for (const auto& fl : {hmtt::store::Filter{}, filter}) {
