@@ -93,8 +93,10 @@ int run_info(const InfoOptions& opt) {
   // --planes: every BLOB's plane table, summed per column.
   store::PlaneCensus census;
   if (opt.planes) {
-    auto c = r.planes();
+    ProgressLine progress("reading planes", s.references);
+    auto c = r.planes([&](const store::PlaneCensus& so_far) { progress.update(so_far.references); });
     if (!c) return app::fail("info", c.error());
+    progress.finish();
     census = *c;
   }
   std::uint64_t column_bytes = 0;

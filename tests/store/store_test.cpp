@@ -9,6 +9,7 @@
 #include <random>
 #include <thread>
 
+#include "hmtt/store/chunk.h"
 #include "hmtt/store/store.h"
 #include "hmtt/stream.h"
 
@@ -146,6 +147,24 @@ TEST_CASE("a board-like capture's packed chunks (format 3) read back through the
   CHECK(sql(path, "SELECT DISTINCT hex(substr(data, 5, 2)) FROM chunk") == std::vector<std::string>{"0300"});
   auto r = open_store(path);
   CHECK(read_all(*r) == refs);
+  // The plane census (`hmtt info --planes`): per column, planes and how they were stored.
+  std::vector<std::uint64_t> seen;
+  auto census = r->planes([&](const PlaneCensus& c) { seen.push_back(c.references); });
+  REQUIRE(census.ok());
+  CHECK(seen == std::vector<std::uint64_t>{100000, 200000, 300000});
+  CHECK(census->chunks == 3);
+  CHECK(census->references == refs.size());
+  CHECK(census->blob_bytes == r->summary()->compressed_bytes);
+  const ColumnBytes& time = census->columns[static_cast<int>(Column::TimeDelta)];
+  const ColumnBytes& kind = census->columns[static_cast<int>(Column::KindOrigin)];
+  CHECK(time.planes == 3);
+  CHECK(time.by_encoding[static_cast<int>(PlaneEncoding::Packed)] == 3);
+  CHECK(time.raw_bytes == refs.size());
+  CHECK(kind.by_encoding[static_cast<int>(PlaneEncoding::Packed)] == 3);
+  CHECK(census->columns[static_cast<int>(Column::Size)].planes == 0);  // every size is 64: no plane
+  std::uint64_t stored = 0;
+  for (const auto& c : census->columns) stored += c.stored_bytes;
+  CHECK(stored < census->blob_bytes);
 }
 
 TEST_CASE("filters by time window, address range and kind match a brute-force filter") {

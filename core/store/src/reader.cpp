@@ -506,7 +506,7 @@ Result<std::unique_ptr<ReferenceSource>> StoreReader::references(const Filter& f
   return std::unique_ptr<ReferenceSource>(std::make_unique<ChunkStream>(impl_->path, std::move(rows), filter));
 }
 
-Result<PlaneCensus> StoreReader::planes() const {
+Result<PlaneCensus> StoreReader::planes(const std::function<void(const PlaneCensus&)>& progress) const {
   static_assert(kChunkColumns == 5, "PlaneCensus holds five columns");
   PlaneCensus census;
   sql::Stmt st;
@@ -528,6 +528,7 @@ Result<PlaneCensus> StoreReader::planes() const {
       c.stored_bytes += p.stored_bytes;
       c.by_encoding[static_cast<int>(p.encoding)]++;
     }
+    if (progress) progress(census);
   }
   return census;
 }

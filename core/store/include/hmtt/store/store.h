@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -219,8 +220,9 @@ class StoreReader {
   // file, the chunk id and what is wrong.
   Result<std::unique_ptr<ReferenceSource>> references(const Filter& filter = {}) const;
   // Every chunk BLOB read, checked (as the stream checks it) and its plane table summed; a damaged
-  // chunk is an error naming the file and the chunk id.
-  Result<PlaneCensus> planes() const;
+  // chunk is an error naming the file and the chunk id. `progress`, if given, sees the census so far
+  // after each chunk (a store of gigabytes takes minutes).
+  Result<PlaneCensus> planes(const std::function<void(const PlaneCensus&)>& progress = {}) const;
   Result<std::vector<Event>> events() const;
   Result<std::vector<LinkStats>> links() const;
   Result<std::vector<PageMapEntry>> page_map() const;
