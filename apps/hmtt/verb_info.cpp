@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cinttypes>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <vector>
@@ -20,7 +21,8 @@ struct InfoOptions {
 };
 
 // Column names of the chunk format (docs/store.md, "Column table"), as `--planes` prints them.
-constexpr const char* kColumnNames[5] = {"time-delta", "residual", "kind-origin", "size", "source"};
+constexpr const char* kColumnNames[] = {"time-delta", "residual", "kind-origin", "size", "source"};
+static_assert(std::size(kColumnNames) == std::size(hmtt::store::PlaneCensus{}.columns), "a name per column");
 
 std::string event_type_name(hmtt::store::EventType t) {
   switch (t) {
@@ -148,7 +150,7 @@ int run_info(const InfoOptions& opt) {
     if (opt.verify) j["verified_references"] = verified;
     if (opt.planes) {
       nlohmann::ordered_json cols = nlohmann::ordered_json::array();
-      for (int c = 0; c < 5; ++c) {
+      for (std::size_t c = 0; c < std::size(census.columns); ++c) {
         const store::ColumnBytes& b = census.columns[c];
         cols.push_back({{"column", kColumnNames[c]}, {"planes", b.planes}, {"raw_bytes", b.raw_bytes},
                         {"stored_bytes", b.stored_bytes}, {"stored_bytes_per_reference", per_ref(b.stored_bytes)},
@@ -199,7 +201,7 @@ int run_info(const InfoOptions& opt) {
   if (opt.verify) std::printf("verified     %" PRIu64 " references decoded, every chunk checksum and table intact\n", verified);
   if (opt.planes) {
     std::printf("planes       bytes a reference stored (uncompressed); planes raw / LZ4 / packed\n");
-    for (int c = 0; c < 5; ++c) {
+    for (std::size_t c = 0; c < std::size(census.columns); ++c) {
       const store::ColumnBytes& b = census.columns[c];
       std::printf("  %-11s %.4f (%.4f); %" PRIu64 " / %" PRIu64 " / %" PRIu64 "\n", kColumnNames[c],
                   per_ref(b.stored_bytes), per_ref(b.raw_bytes), b.by_encoding[0], b.by_encoding[1], b.by_encoding[2]);
