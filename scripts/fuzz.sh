@@ -5,8 +5,29 @@
 # New interesting inputs land in build-fuzz/corpus/<target>/; crashes in
 # build-fuzz/crashes/. Copy a crash into the target's committed corpus after fixing it.
 set -euo pipefail
+if [[ ${1:-} == -h || ${1:-} == --help ]]; then
+  cat <<'EOF'
+Usage: scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET_REGEX]
+
+Builds the fuzz targets with clang and libFuzzer in build-fuzz/ and runs each target whose
+ctest name matches TARGET_REGEX (default: all) for SECONDS_PER_TARGET seconds (default 60).
+
+  build-fuzz/corpus/<target>/   the inputs libFuzzer found interesting (seeded from the
+                                committed corpora)
+  build-fuzz/crashes/           crash, leak and timeout inputs, prefixed with the target name
+
+Environment: FUZZ_TIMEOUT (default 10) is libFuzzer's -timeout, the wall-clock seconds one
+input may take before it is reported as a hang. Pausing a fuzzer (SIGSTOP, a suspended
+terminal) for longer makes the input it was running look like a hang: raise FUZZ_TIMEOUT, or
+replay the artifact (build-fuzz/.../fuzz_X ARTIFACT) before believing it.
+Exit status: 0 when no target failed, 1 otherwise (the failed targets are listed).
+EOF
+  exit 0
+fi
 secs=${1:-60}
 filter=${2:-.}
+timeout=${FUZZ_TIMEOUT:-10}
+[[ $secs =~ ^[0-9]+$ && $timeout =~ ^[0-9]+$ ]] || { echo "fuzz.sh: SECONDS_PER_TARGET and FUZZ_TIMEOUT must be whole seconds (see --help)" >&2; exit 2; }
 root=$(cd "$(dirname "$0")/.." && pwd)
 bdir=$root/build-fuzz
 "$root/scripts/deps.sh" core
@@ -19,9 +40,9 @@ ctest --test-dir "$bdir" --show-only=json-v1 -L fuzz > "$bdir/fuzz-tests.json"
 targets=$(python3 -c 'import json, os, sys
 print(" ".join(sorted({os.path.basename(t["command"][0]) for t in json.load(open(sys.argv[1]))["tests"]})))' "$bdir/fuzz-tests.json")
 cmake --build "$bdir" -j "$(nproc)" --target $targets
-python3 - "$bdir" "$secs" "$filter" <<'PY'
+python3 - "$bdir" "$secs" "$filter" "$timeout" <<'PY'
 import json, os, re, shutil, subprocess, sys
-bdir, secs, flt = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+bdir, secs, flt, timeout = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
 tests = json.load(open(os.path.join(bdir, "fuzz-tests.json")))["tests"]
 failed = []
 for t in tests:
@@ -38,7 +59,7 @@ for t in tests:
             for f in os.listdir(s):
                 shutil.copy(os.path.join(s, f), work)
     print(f"fuzz: {name} for {secs}s", flush=True)
-    r = subprocess.run([exe, f"-max_total_time={secs}", "-max_len=65536", "-timeout=10",
+    r = subprocess.run([exe, f"-max_total_time={secs}", "-max_len=65536", f"-timeout={timeout}",
                         f"-artifact_prefix={bdir}/crashes/{name}-", work])
     if r.returncode != 0:
         failed.append(name)
