@@ -9,26 +9,13 @@
 #include <unistd.h>
 
 #include "hmtt/reference.h"
+#include "../temp_dir.h"
 
 namespace hmtt::store::test {
 
 // A fresh directory under the system temp dir, removed at scope exit.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "hmtt-store-XXXXXX").string();
-    char* p = mkdtemp(tmpl.data());
-    REQUIRE(p != nullptr);
-    path_ = p;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
+struct TempDir : hmtt::test::TempDir {
+  TempDir() : hmtt::test::TempDir("hmtt-store") {}
 };
 
 // A deterministic mixed trace: reference i of the stream (sequential, strided and scattered parts).

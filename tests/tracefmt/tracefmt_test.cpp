@@ -18,6 +18,7 @@
 #include "hmtt/tracefmt/format.h"
 #include "hmtt/tracefmt/reader.h"
 #include "hmtt/tracefmt/writer.h"
+#include "../temp_dir.h"
 
 using namespace hmtt;
 using namespace hmtt::tracefmt;
@@ -25,14 +26,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() / ("hmtt-tracefmt-test-" + std::to_string(::getpid()));
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string file(const std::string& name) const { return (path / name).string(); }
+struct TempDir : hmtt::test::TempDir {
+  TempDir() : hmtt::test::TempDir("hmtt-tracefmt-test") {}
 };
 
 std::string write_file(const std::string& path, const std::string& text) {
