@@ -36,10 +36,15 @@ CC=clang CXX=clang++ cmake -S "$root" -B "$bdir" -G Ninja -DCMAKE_BUILD_TYPE=Rel
 mkdir -p "$bdir/crashes"
 # Only the fuzz targets (and what they link): the rest of the tree (the Verilated RTL models among
 # it) is the normal build's business, and clang need not compile it.
+# A fuzz test is named after its target (hmtt_fuzzer in cmake/hmtt.cmake). ctest leaves a test's
+# command out of its JSON until the executable exists, so the names come first, the commands
+# after the build.
 ctest --test-dir "$bdir" --show-only=json-v1 -L fuzz > "$bdir/fuzz-tests.json"
-targets=$(python3 -c 'import json, os, sys
-print(" ".join(sorted({os.path.basename(t["command"][0]) for t in json.load(open(sys.argv[1]))["tests"]})))' "$bdir/fuzz-tests.json")
+targets=$(python3 -c 'import json, sys
+print(" ".join(sorted({t["name"] for t in json.load(open(sys.argv[1]))["tests"]})))' "$bdir/fuzz-tests.json")
+[ -n "$targets" ] || { echo "fuzz.sh: ctest lists no fuzz tests in $bdir" >&2; exit 1; }
 cmake --build "$bdir" -j "$(nproc)" --target $targets
+ctest --test-dir "$bdir" --show-only=json-v1 -L fuzz > "$bdir/fuzz-tests.json"
 python3 - "$bdir" "$secs" "$filter" "$timeout" <<'PY'
 import json, os, re, shutil, subprocess, sys
 bdir, secs, flt, timeout = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
@@ -48,6 +53,10 @@ failed = []
 for t in tests:
     name = t["name"]
     if not re.search(flt, name):
+        continue
+    if "command" not in t:
+        print(f"fuzz: {name}: ctest has no command for it (its target was not built)", file=sys.stderr)
+        failed.append(name)
         continue
     cmd = t["command"]
     exe = cmd[0]
