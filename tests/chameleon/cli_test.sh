@@ -37,6 +37,35 @@ expect layout-file "\"layout_bytes\": 16777216" -- cat "$dir/lay.json"
 expect layout-synth "synthesised 20000 references" -- "$HMTT" synth "$dir/lay.json" -o "$dir/lay.hmtt"
 expect bad-layout "'layout'" -- "$HMTT" profile demo:100 --method chameleon --param layout=100 -o "$dir/z.json"
 
+# scripts/chameleon_accuracy.sh: its row holds what `hmtt synth --compare` reports for the same
+# profile and seed, bold exactly where a figure is over issue 9's bar, and a missing trace is an error.
+acc=$(dirname "$0")/../../scripts/chameleon_accuracy.sh
+# The trace: a store of 30,000 references (a synthetic one, from a signature of the demo workload).
+"$HMTT" profile demo:30000 --method chameleon -o "$dir/d.json" > /dev/null 2>&1
+"$HMTT" synth "$dir/d.json" -o "$dir/t.hmtt" > /dev/null 2>&1
+expect accuracy-row "^\| t \| 30,000 \| 2 \| " -- env SEEDS=2 JSON="$dir/acc.jsonl" "$acc" "$HMTT" "$dir/t.hmtt"
+"$HMTT" profile "$dir/t.hmtt" --method chameleon -o "$dir/tp.json" > /dev/null 2>&1
+"$HMTT" synth "$dir/tp.json" -o "$dir/ts.hmtt" --seed 2 --compare "$dir/t.hmtt" --json > "$dir/tc.json" 2>/dev/null
+SEEDS=2 "$acc" "$HMTT" "$dir/t.hmtt" > "$dir/acc.md" 2>&1
+expect accuracy-same "^same$" -- python3 - "$dir/acc.jsonl" "$dir/tc.json" "$dir/acc.md" <<'PY'
+import json, sys
+row = json.loads(open(sys.argv[1]).readline())
+c = json.load(open(sys.argv[2]))["compare"]
+want = {"lru_mean": c["lru_error"]["mean_abs"], "lru_max": c["lru_error"]["max_abs"]}
+for l, e in c["hierarchy_error_per_level"].items():
+    want[f"{l}_mean"], want[f"{l}_max"] = e["mean_abs"], e["max_abs"]
+bad = [k for k, v in want.items() if abs(row[k] - v) > 1e-12]
+cells = [x.strip() for x in open(sys.argv[3]).read().splitlines()[2].split("|")[5:-1]]
+keys = ["lru_mean", "lru_max", "L1_mean", "L1_max", "L2_mean", "L2_max", "L3_mean", "L3_max"]
+for k, cell in zip(keys, cells):
+    over = row[k] > (0.010 if k.endswith("mean") else 0.035)
+    if cell.startswith("**") != over or abs(float(cell.strip("*")) - row[k]) > 5e-5:
+        bad.append(f"cell {k}={cell}")
+print("same" if not bad and len(cells) == 8 and row["seed"] == 2 else f"differ: {bad} {cells}")
+PY
+expect accuracy-missing "no such trace store" -- "$acc" "$HMTT" "$dir/none.hmtt"
+expect_rc accuracy-missing-rc 2 -- "$acc" "$HMTT" "$dir/none.hmtt"
+
 if [ "$fails" -ne 0 ]; then
   echo "$fails check(s) failed"
   exit 1
