@@ -34,15 +34,16 @@ bdir=$root/build-fuzz
 CC=clang CXX=clang++ cmake -S "$root" -B "$bdir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DHMTT_LIBFUZZER=ON -DHMTT_WERROR=OFF >/dev/null
 mkdir -p "$bdir/crashes"
-# Only the fuzz targets (and what they link): the rest of the tree (the Verilated RTL models among
-# it) is the normal build's business, and clang need not compile it.
+# Only the fuzz targets that TARGET_REGEX selects (and what they link): the rest of the tree (the
+# Verilated RTL models among it) is the normal build's business, and clang need not compile it.
 # A fuzz test is named after its target (hmtt_fuzzer in cmake/hmtt.cmake). ctest leaves a test's
 # command out of its JSON until the executable exists, so the names come first, the commands
 # after the build.
 ctest --test-dir "$bdir" --show-only=json-v1 -L fuzz > "$bdir/fuzz-tests.json"
-targets=$(python3 -c 'import json, sys
-print(" ".join(sorted({t["name"] for t in json.load(open(sys.argv[1]))["tests"]})))' "$bdir/fuzz-tests.json")
-[ -n "$targets" ] || { echo "fuzz.sh: ctest lists no fuzz tests in $bdir" >&2; exit 1; }
+targets=$(python3 -c 'import json, re, sys
+print(" ".join(sorted({t["name"] for t in json.load(open(sys.argv[1]))["tests"] if re.search(sys.argv[2], t["name"])})))' \
+  "$bdir/fuzz-tests.json" "$filter")
+[ -n "$targets" ] || { echo "fuzz.sh: no fuzz test in $bdir matches '$filter'" >&2; exit 1; }
 cmake --build "$bdir" -j "$(nproc)" --target $targets
 ctest --test-dir "$bdir" --show-only=json-v1 -L fuzz > "$bdir/fuzz-tests.json"
 python3 - "$bdir" "$secs" "$filter" "$timeout" <<'PY'
