@@ -11,20 +11,8 @@
 # Output: a Markdown table on stdout, **bold** where a figure misses the bar; with
 # JSON=FILE (environment) also every row as a JSON line in FILE.
 set -euo pipefail
-if [ $# -lt 2 ] || [ "$1" = "--help" ] || [ "$1" = "-h" ]; then
-  awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"
-  [ $# -ge 1 ] && [ "$1" != "--help" ] && [ "$1" != "-h" ] && exit 2
-  exit 0
-fi
-H=$1
-shift
-traces=()
-while [ $# -gt 0 ] && [ "$1" != "--" ]; do traces+=("$1"); shift; done
-[ $# -gt 0 ] && shift
-extra=("$@")
-for t in "${traces[@]}"; do
-  [ -f "$t" ] || { echo "chameleon_accuracy.sh: $t: no such trace store" >&2; exit 2; }
-done
+. "$(dirname "$0")/trace_args.sh"
+parse_trace_args "$@"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 [ -n "${JSON:-}" ] && : > "$JSON"

@@ -7,12 +7,8 @@
 # SEED=N (environment) passes --seed N to hmtt synth (default 1), to see how
 # much of a difference is the replay's randomness.
 set -euo pipefail
-H=$1
-shift
-traces=()
-while [ $# -gt 0 ] && [ "$1" != "--" ]; do traces+=("$1"); shift; done
-[ $# -gt 0 ] && shift
-extra=("$@")
+. "$(dirname "$0")/trace_args.sh"
+parse_trace_args "$@"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 echo "| trace | references | store bytes | profile bytes | profile/store | loops | regions | CM | L1 | L2 | L3 | LRU sweep | locality distance | IRM L1 / L2 / L3 | IRM locality distance |"

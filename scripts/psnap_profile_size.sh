@@ -6,12 +6,8 @@
 # and the JSON export.
 # Usage: scripts/psnap_profile_size.sh HMTT TRACE.hmtt... [-- --param key=value ...]
 set -euo pipefail
-H=$1
-shift
-traces=()
-while [ $# -gt 0 ] && [ "$1" != "--" ]; do traces+=("$1"); shift; done
-[ $# -gt 0 ] && shift
-extra=("$@")
+. "$(dirname "$0")/trace_args.sh"
+parse_trace_args "$@"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 echo "| trace | references | store bytes | binary profile bytes | profile/store | deflate instead | body stored | body lz4 -12 | JSON bytes | loops | regions | seconds |"

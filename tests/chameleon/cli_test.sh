@@ -63,8 +63,18 @@ for k, cell in zip(keys, cells):
         bad.append(f"cell {k}={cell}")
 print("same" if not bad and len(cells) == 8 and row["seed"] == 2 else f"differ: {bad} {cells}")
 PY
-expect accuracy-missing "no such trace store" -- "$acc" "$HMTT" "$dir/none.hmtt"
-expect_rc accuracy-missing-rc 2 -- "$acc" "$HMTT" "$dir/none.hmtt"
+# The command line the measuring scripts share (scripts/trace_args.sh): help, and exit 2 naming
+# what is wrong, for each script that sources it.
+for s in chameleon_accuracy psnap_accuracy psnap_profile_size; do
+  sh=$(dirname "$0")/../../scripts/$s.sh
+  expect "$s-help" "^Usage: scripts/$s.sh HMTT TRACE" -- "$sh" --help
+  expect_rc "$s-help-rc" 0 -- "$sh" --help
+  expect "$s-missing" "$s.sh: $dir/none.hmtt: no such trace store" -- "$sh" "$HMTT" "$dir/none.hmtt"
+  expect_rc "$s-missing-rc" 2 -- "$sh" "$HMTT" "$dir/none.hmtt"
+  expect "$s-no-trace" "$s.sh: needs the hmtt binary and at least one trace store" -- "$sh" "$HMTT"
+  expect "$s-bad-hmtt" "$s.sh: $dir/none: not an executable hmtt" -- "$sh" "$dir/none" "$dir/t.hmtt"
+  expect_rc "$s-bad-hmtt-rc" 2 -- "$sh" "$dir/none" "$dir/t.hmtt"
+done
 
 if [ "$fails" -ne 0 ]; then
   echo "$fails check(s) failed"
