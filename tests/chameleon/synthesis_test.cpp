@@ -6,6 +6,9 @@
 #include <unordered_set>
 
 #include <algorithm>
+#include <array>
+#include <set>
+#include <unordered_map>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -306,6 +309,52 @@ TEST_CASE("chameleon synth: narrower widths follow the alpha trees") {
   CHECK(c->hierarchy_error.mean <= 0.015);
 }
 
+TEST_CASE("chameleon synth: scrambled units keep every reuse distance and only change places inside their block") {
+  const auto trace = demo(200000, 7);
+  const Json on = Json::parse(profile_of(trace));
+  REQUIRE(on["synthesis"]["scramble_bytes"] == 64);  // new profiles scramble 64-byte units
+  Json off = on;
+  off["synthesis"]["scramble_bytes"] = 0;
+  Json old = on;
+  old["synthesis"].erase("scramble_bytes");  // a profile written before it
+  const auto a = synth(on.dump(), 0, 4), b = synth(off.dump(), 0, 4);
+  CHECK(synth(old.dump(), 0, 4) == b);  // absent = none: an old profile keeps its trace
+  REQUIRE(a.size() == b.size());
+  CHECK(a != b);
+  // The same block, the same offset inside the 64-byte unit, the same kind and
+  // size; the unit moves by one XOR mask per block, and the masks vary.
+  std::unordered_map<std::uint64_t, std::uint64_t> mask_of;
+  std::array<std::uint64_t, 8> unit_refs{};
+  std::size_t moved = 0, inconsistent = 0, other = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i].address / 512 != b[i].address / 512 || a[i].address % 64 != b[i].address % 64 || a[i].kind != b[i].kind ||
+        a[i].size != b[i].size)
+      ++other;
+    const std::uint64_t m = ((a[i].address ^ b[i].address) >> 6) & 7;
+    const auto [it, fresh] = mask_of.emplace(a[i].address / 512, m);
+    if (!fresh && it->second != m) ++inconsistent;
+    if (m != 0) ++moved;
+    ++unit_refs[(a[i].address >> 6) & 7];
+  }
+  CHECK(other == 0);
+  CHECK(inconsistent == 0);
+  CHECK(moved > a.size() / 2);  // 7 masks in 8 move a unit
+  std::set<std::uint64_t> masks;
+  for (const auto& [block, m] : mask_of) masks.insert(m);
+  CHECK(masks.size() == 8);
+  // Hence every reuse distance is kept at every width from the word to the block.
+  for (std::uint64_t w : {4, 32, 64, 128, 256, 512}) {
+    INFO("width " << w);
+    CHECK(lru_hits(a, w) == lru_hits(b, w));
+  }
+  check_mutations(on, {
+      {"synthesis.scramble_bytes: must be 0 or a power of two", [](Json& j) { j["synthesis"]["scramble_bytes"] = 48; }},
+      {"synthesis.scramble_bytes: must be 0 or a power of two", [](Json& j) { j["synthesis"]["scramble_bytes"] = 512; }},
+      {"synthesis.scramble_bytes: must be 0 or a power of two", [](Json& j) { j["synthesis"]["scramble_bytes"] = 2; }},
+      {"synthesis.scramble_bytes", [](Json& j) { j["synthesis"]["scramble_bytes"] = -64; }},
+  });
+}
+
 TEST_CASE("chameleon: a profile without line distances (line=0, or written before them) synthesises from the trees") {
   const auto trace = demo(30000);
   const std::string none = profile_of(trace, {"line=0"});
@@ -350,6 +399,11 @@ TEST_CASE("chameleon profile: knobs are checked and named") {
   CHECK(run_with({"fill_bytes=512"}).find("'fill_bytes'") != std::string::npos);
   CHECK(run_with({"fill_bytes=0"}) == "");
   CHECK(run_with({"fill=8", "fill_bytes=0"}) == "parameter 'fill': needs fill_bytes > 0 (the counts it follows)");
+  CHECK(run_with({"scramble=96"}).find("'scramble'") != std::string::npos);
+  CHECK(run_with({"scramble=512"}).find("'scramble'") != std::string::npos);
+  CHECK(run_with({"scramble=2"}).find("'scramble'") != std::string::npos);
+  CHECK(run_with({"scramble=0"}) == "");
+  CHECK(run_with({"scramble=4"}) == "");
 }
 
 TEST_CASE("chameleon synth: malformed profiles are errors naming the field, never a crash") {
@@ -536,10 +590,12 @@ TEST_CASE("chameleon synth: sort -n's recorded Valgrind lackey trace (tests/data
   // references, and the synthetic's set-associative L1s miss by conflict more
   // often than the original's: docs/accuracy.md). L2's mean was 0.042 while
   // the synthetic's working set was 20 % too large (its extra cold lines hid
-  // part of that conflict over-hit); with the working set right, 0.052.
+  // part of that conflict over-hit); with the working set right, 0.052 (max
+  // 0.083); with the 64 B units scrambled in every block (stop 40), 0.047 (max
+  // 0.087: PowerPC's 128 B lines).
   check_real_program("sort -n (recorded)", *v,
                      {.lru_mean = 0.001, .lru_max = 0.02, .l1_mean = 0.001, .l1_max = 0.003,
-                      .l2_mean = 0.06, .l2_max = 0.085, .other_mean = 0.01, .other_max = 0.035});
+                      .l2_mean = 0.05, .l2_max = 0.09, .other_mean = 0.01, .other_max = 0.035});
 }
 
 TEST_CASE("chameleon synth: the T/R adjustment gets the working set right, not only the CDF") {

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <fstream>
@@ -113,6 +114,13 @@ Result<ChameleonProfile> parse_profile(std::string_view data) {
       return make_error(where + "synthesis.fill_candidates: must be in 1 .. " + std::to_string(kMaxFillCandidates));
     p.fill_candidates = static_cast<std::uint32_t>(*fill);
   }
+  if (synth->contains("scramble_bytes")) {  // absent in profiles written before it: 0, no scrambling
+    auto scramble = unsigned_field(*synth, "scramble_bytes", where + "synthesis.");
+    if (!scramble) return scramble.error();
+    if (*scramble != 0 && (!std::has_single_bit(*scramble) || *scramble < p.shape.word_bytes || *scramble >= p.shape.block_bytes))
+      return make_error(where + "synthesis.scramble_bytes: must be 0 or a power of two from word_bytes to half of block_bytes");
+    p.scramble_bytes = *scramble;
+  }
   const auto sig = j.find("signature");
   if (sig == j.end()) return make_error(where + "signature: missing");
   auto whole = MemorySignature::from_json(*sig, p.shape, "profile: signature");
@@ -173,6 +181,7 @@ Result<TraceSeed> seed_of(const ChameleonProfile& profile, std::uint64_t length,
   g.max_iterations = profile.max_iterations;
   g.tolerance = profile.tolerance;
   g.fill_candidates = profile.fill_candidates;
+  g.scramble_bytes = profile.scramble_bytes;
   return generate_seed(*model, g);
 }
 
@@ -206,6 +215,7 @@ class ChameleonProfiler final : public Profiler {
             {"seed_max", "64M", "synthesis: longest trace seed; longer traces replicate it (replication loses the reuses between copies that L2 and L3 see)"},
             {"max_iterations", "8", "synthesis: attempts of the T/R cold-miss adjustment"},
             {"tolerance", "0.001", "synthesis: accepted max CDF gap between the seed and the signature"},
+            {"scramble", "64", "synthesis: width (bytes, a power of two from word to half the block; 0 = none) of the units that change places inside every synthetic block by a per-block XOR, which keeps every reuse distance and spreads the units evenly over cache sets"},
             {"fill", "1", "synthesis: blocks tried per block reuse (inside the drawn distance bin) to reuse one with as many fill_bytes units used as the original's reused blocks had; 1 = the block at the drawn depth, as the paper does. 8 suits board captures (whole lines, hot sets of whole blocks): docs/chameleon.md"}};
   }
 
@@ -264,6 +274,10 @@ class ChameleonProfiler final : public Profiler {
       return make_error("parameter 'fill': must be in 1 .. " + std::to_string(chameleon::kMaxFillCandidates));
     if (*fill > 1 && opt.shape.fill_bytes == 0)
       return make_error("parameter 'fill': needs fill_bytes > 0 (the counts it follows)");
+    auto scramble = params.u64("scramble");
+    if (!scramble) return scramble.error();
+    if (*scramble != 0 && (!std::has_single_bit(*scramble) || *scramble < opt.shape.word_bytes || *scramble >= opt.shape.block_bytes))
+      return make_error("parameter 'scramble': must be 0 or a power of two from word to half of block");
     auto regions_path = params.text("regions");
     if (!regions_path) return regions_path.error();
     if (!regions_path->empty()) {
@@ -301,7 +315,7 @@ class ChameleonProfiler final : public Profiler {
     if (opt.shape.layout_bytes) j["layout_bytes"] = opt.shape.layout_bytes;
     if (opt.shape.fill_bytes) j["fill_bytes"] = opt.shape.fill_bytes;
     j["synthesis"] = {{"seed_max", *seed_max}, {"max_iterations", *iterations}, {"tolerance", *tolerance},
-                      {"fill_candidates", *fill}};
+                      {"fill_candidates", *fill}, {"scramble_bytes", *scramble}};
     j["signature"] = tracer.signature().to_json();
     if (!opt.regions.empty()) {
       Json regions = Json::array();

@@ -362,6 +362,10 @@ Result<TraceSeed> generate_seed(const SignatureModel& model, const GeneratorOpti
   if (auto s = model.shape.validate(); !s) return s.error();
   if (options.seed_length == 0) return make_error("seed length must be at least 1");
   if (options.seed_length > (std::uint64_t{1} << 31)) return make_error("seed length must be below 2^31");
+  if (options.scramble_bytes != 0 &&
+      (!std::has_single_bit(options.scramble_bytes) || options.scramble_bytes < model.shape.word_bytes ||
+       options.scramble_bytes >= model.shape.block_bytes))
+    return make_error("scramble_bytes: must be 0 or a power of two from word_bytes to half of block_bytes");
   const SignatureShape& shape = model.shape;
   const std::size_t levels = shape.levels();
   if (model.reuse.size() != shape.histogram_bins() || model.alpha.size() != kAlphaBins * shape.alpha_row() ||
@@ -495,6 +499,17 @@ Result<TraceSeed> generate_seed(const SignatureModel& model, const GeneratorOpti
   std::vector<double> line_cost(lines_per_block);
   std::vector<bool> candidate(lines_per_block);
   std::uint32_t trees_made = 0;
+  // Scrambled units: the mask of a block is a hash of it and the seed (no draw
+  // from the streams above, so a trace without scrambling is unchanged).
+  const std::size_t scramble_bits =
+      options.scramble_bytes ? static_cast<std::size_t>(std::countr_zero(shape.block_bytes / options.scramble_bytes)) : 0;
+  auto scramble_mask = [&](std::uint64_t block) {
+    std::uint64_t h = (block + 1) * 0x9e3779b97f4a7c15ULL ^ options.random_seed * 0xc2b2ae3d27d4eb4fULL;
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+    h ^= h >> 31;
+    return h & ((std::uint64_t{1} << scramble_bits) - 1);
+  };
   std::optional<FillConditionedBlocks> refill;
   if (by_fill)
     refill.emplace(shape, model.block_fill, options.fill_candidates, best.blocks.size(), options.random_seed ^ 0xf111b10c5ULL);
@@ -613,6 +628,7 @@ Result<TraceSeed> generate_seed(const SignatureModel& model, const GeneratorOpti
       }
     }
     trees.mark(block, node, false, now);
+    if (scramble_bits != 0) word ^= scramble_mask(block) << (levels - scramble_bits);
     seed.addresses[i] = options.base_address + slot_of[block] * shape.block_bytes + word * shape.word_bytes;
     std::size_t kind = 0;
     if (ks > 0) {

@@ -29,6 +29,7 @@ struct ChameleonProfile {
   std::uint32_t max_iterations = 8;
   double tolerance = 0.001;
   std::uint32_t fill_candidates = 1;     // blocks tried per block reuse (1: absent in older profiles)
+  std::uint64_t scramble_bytes = 0;      // GeneratorOptions::scramble_bytes (0: absent in older profiles)
 
   // The model synthesis uses: the regions combined by their weights, else the whole signature.
   Result<SignatureModel> model() const;

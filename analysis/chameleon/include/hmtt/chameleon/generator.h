@@ -56,11 +56,18 @@ struct GeneratorOptions {
   // Blocks tried per block reuse to follow the signature's line counts (block_fill);
   // 1 = the block at the drawn depth, as the paper does.
   std::uint32_t fill_candidates = 1;
+  // Units of this width (bytes; 0 = none) change places inside every block: unit
+  // u of block b is written as u XOR m(b), m(b) a pseudo-random mask per block. A
+  // XOR maps every aligned group of units onto one, so the reuse distance of every
+  // reference is the same at every width from the word to the block; only which
+  // cache sets the units fall in changes, evenly instead of piling onto the unit
+  // the alpha trees favour (docs/accuracy.md, "Lines scrambled in each block").
+  std::uint64_t scramble_bytes = 0;
 };
 
 struct TraceSeed {
   SignatureShape shape;
-  std::vector<std::uint64_t> addresses;  // byte addresses (base + slot(block) * block_bytes + word * word_bytes)
+  std::vector<std::uint64_t> addresses;  // byte addresses (base + slot(block) * block_bytes + word' * word_bytes, word' scrambled)
   std::vector<Kind> kinds;
   // Per reference, the access size's slot (size_slot: 2^slot bytes; its address is aligned to
   // that, at most to a block); empty when the signature kept no sizes: the word size.
