@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <fstream>
@@ -117,7 +116,7 @@ Result<ChameleonProfile> parse_profile(std::string_view data) {
   if (synth->contains("scramble_bytes")) {  // absent in profiles written before it: 0, no scrambling
     auto scramble = unsigned_field(*synth, "scramble_bytes", where + "synthesis.");
     if (!scramble) return scramble.error();
-    if (*scramble != 0 && (!std::has_single_bit(*scramble) || *scramble < p.shape.word_bytes || *scramble >= p.shape.block_bytes))
+    if (!valid_scramble(*scramble, p.shape))
       return make_error(where + "synthesis.scramble_bytes: must be 0 or a power of two from word_bytes to half of block_bytes");
     p.scramble_bytes = *scramble;
   }
@@ -276,7 +275,7 @@ class ChameleonProfiler final : public Profiler {
       return make_error("parameter 'fill': needs fill_bytes > 0 (the counts it follows)");
     auto scramble = params.u64("scramble");
     if (!scramble) return scramble.error();
-    if (*scramble != 0 && (!std::has_single_bit(*scramble) || *scramble < opt.shape.word_bytes || *scramble >= opt.shape.block_bytes))
+    if (!valid_scramble(*scramble, opt.shape))
       return make_error("parameter 'scramble': must be 0 or a power of two from word to half of block");
     auto regions_path = params.text("regions");
     if (!regions_path) return regions_path.error();

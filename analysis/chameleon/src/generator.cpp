@@ -358,13 +358,15 @@ analysis::Json TraceSeed::metadata() const {
   return j;
 }
 
+bool valid_scramble(std::uint64_t bytes, const SignatureShape& shape) {
+  return bytes == 0 || (std::has_single_bit(bytes) && bytes >= shape.word_bytes && bytes < shape.block_bytes);
+}
+
 Result<TraceSeed> generate_seed(const SignatureModel& model, const GeneratorOptions& options) {
   if (auto s = model.shape.validate(); !s) return s.error();
   if (options.seed_length == 0) return make_error("seed length must be at least 1");
   if (options.seed_length > (std::uint64_t{1} << 31)) return make_error("seed length must be below 2^31");
-  if (options.scramble_bytes != 0 &&
-      (!std::has_single_bit(options.scramble_bytes) || options.scramble_bytes < model.shape.word_bytes ||
-       options.scramble_bytes >= model.shape.block_bytes))
+  if (!valid_scramble(options.scramble_bytes, model.shape))
     return make_error("scramble_bytes: must be 0 or a power of two from word_bytes to half of block_bytes");
   const SignatureShape& shape = model.shape;
   const std::size_t levels = shape.levels();

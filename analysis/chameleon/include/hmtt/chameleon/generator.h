@@ -65,6 +65,10 @@ struct GeneratorOptions {
   std::uint64_t scramble_bytes = 0;
 };
 
+// Whether `bytes` is a scramble width for blocks of `shape`: 0, or a power of
+// two from the word to half the block.
+bool valid_scramble(std::uint64_t bytes, const SignatureShape& shape);
+
 struct TraceSeed {
   SignatureShape shape;
   std::vector<std::uint64_t> addresses;  // byte addresses (base + slot(block) * block_bytes + word' * word_bytes, word' scrambled)
