@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "hmtt/analysis/compare.h"
+#include "hmtt/analysis/concentration.h"
 #include "hmtt/analysis/demo_workload.h"
 #include "hmtt/analysis/reuse_distance_tool.h"
 #include "hmtt/analysis/tool_registry.h"
@@ -70,6 +71,52 @@ TEST_CASE("compare: a trace against itself has zero error; against a shuffled co
   auto j = diff->to_json();
   CHECK(j["lru_error"]["points"] == 68);
   CHECK(j["hierarchy_levels"].size() == 22);
+  // A shuffle keeps how many references each block and line has: the same concentration.
+  REQUIRE(diff->concentration_a.size() == 2);
+  REQUIRE(diff->concentration_b.size() == 2);
+  for (std::size_t w = 0; w < 2; ++w) {
+    CHECK(diff->concentration_a[w].width == (w == 0 ? 512u : 64u));
+    CHECK(diff->concentration_a[w].units == diff->concentration_b[w].units);
+    CHECK(diff->concentration_a[w].busy == diff->concentration_b[w].busy);
+    CHECK(diff->concentration_a[w].top10 == diff->concentration_b[w].top10);
+    CHECK(diff->concentration_a[w].top100 == diff->concentration_b[w].top100);
+  }
+  CHECK(j["concentration"]["a"][0]["width"] == 512);
+  CHECK(j["concentration"]["b"][1]["units"] == diff->concentration_b[1].units);
+}
+
+TEST_CASE("concentration: shares of the busiest units and the busy count, by hand") {
+  // 2,000 references: block 0 (512 B) 1,000, spread evenly over its eight 64 B
+  // lines (125 each); blocks 1-20 49 each, on one line; blocks 21-40 one each.
+  std::vector<Reference> t;
+  for (std::uint64_t i = 0; i < 1000; ++i) t.push_back({i, (i % 8) * 64, 4, Kind::Read, Origin::Unknown, 0});
+  for (std::uint64_t b = 1; b <= 20; ++b)
+    for (int i = 0; i < 49; ++i) t.push_back({t.size(), b * 512 + 8, 4, Kind::Write, Origin::Unknown, 0});
+  for (std::uint64_t b = 21; b <= 40; ++b) t.push_back({t.size(), b * 512 + 100, 4, Kind::Read, Origin::Unknown, 0});
+  REQUIRE(t.size() == 2000);
+  ConcentrationTool tool;
+  REQUIRE(tool.init().ok());
+  // In two batches, as the runner would.
+  REQUIRE(tool.process(std::span<const Reference>(t.data(), 777)).ok());
+  REQUIRE(tool.process(std::span<const Reference>(t.data() + 777, t.size() - 777)).ok());
+  REQUIRE(tool.finish().ok());
+  const auto& r = tool.result();
+  REQUIRE(r.size() == 2);
+  // 512 B: the busiest ten are block 0 and nine of the 49s; busy = at least 2 references.
+  CHECK(r[0].width == 512);
+  CHECK(r[0].units == 41);
+  CHECK(r[0].busy == 21);
+  CHECK(r[0].top10 == doctest::Approx((1000.0 + 9 * 49) / 2000));
+  CHECK(r[0].top100 == doctest::Approx(1.0));
+  // 64 B: eight lines of 125, then 49s.
+  CHECK(r[1].width == 64);
+  CHECK(r[1].units == 48);
+  CHECK(r[1].busy == 28);
+  CHECK(r[1].top10 == doctest::Approx((8 * 125.0 + 2 * 49) / 2000));
+  const Json j = tool.to_json();
+  CHECK(j["concentration"][1]["busy"] == 28);
+  ConcentrationTool bad({48});
+  CHECK(bad.init().error().message.find("48") != std::string::npos);
 }
 
 TEST_CASE("registry: names, all, errors") {

@@ -32,7 +32,8 @@ Result<TraceMeasures> measure(ReferenceSource& src, const CompareOptions& o, con
   sk.depths = o.depths;
   CacheSurfaceTool surface(sk);
   LocalitySurfaceTool locality(o.locality);
-  AnalysisTool* tools[] = {&cache, &surface, &locality};
+  ConcentrationTool concentration;
+  AnalysisTool* tools[] = {&cache, &surface, &locality, &concentration};
   auto n = run_tools(src, tools, o.run);
   if (!n) return make_error(std::string("trace ") + which + ": " + n.error().message);
   TraceMeasures m;
@@ -40,6 +41,7 @@ Result<TraceMeasures> measure(ReferenceSource& src, const CompareOptions& o, con
   m.hierarchies = cache.result();
   m.lru = surface.result();
   m.locality = locality.result();
+  m.concentration = concentration.result();
   return m;
 }
 
@@ -107,6 +109,8 @@ Result<ComparisonResult> compare(const TraceMeasures& ma, const TraceMeasures& m
   r.locality_b = mb.locality;
   r.hierarchies_a = ma.hierarchies;
   r.hierarchies_b = mb.hierarchies;
+  r.concentration_a = ma.concentration;
+  r.concentration_b = mb.concentration;
   return r;
 }
 
@@ -129,6 +133,8 @@ Json ComparisonResult::to_json() const {
   j["lru_sweep"] = {{"widths", lru_a.widths}, {"depths", lru_a.depths}, {"hit_a", lru_a.hit}, {"hit_b", lru_b.hit}};
   j["lru_error"] = err_json(lru_error);
   j["locality_surface_distance"] = locality_distance;
+  if (!concentration_a.empty() && !concentration_b.empty())
+    j["concentration"] = {{"a", analysis::to_json(concentration_a)}, {"b", analysis::to_json(concentration_b)}};
   return j;
 }
 
@@ -145,6 +151,16 @@ void ComparisonResult::print(std::ostream& out) const {
   out << "LRU sweep (" << lru_error.points << " fully-associative caches): mean " << lru_error.mean << ", max "
       << lru_error.max << "\n";
   out << "locality surface distance: " << locality_distance << "\n";
+  if (!concentration_a.empty() && concentration_a.size() == concentration_b.size()) {
+    out << "concentration (share of the references to the busiest 10 / 100 units, A then B; busy = at least 1/1000 of them):\n";
+    for (std::size_t k = 0; k < concentration_a.size(); ++k) {
+      const auto& ca = concentration_a[k];
+      const auto& cb = concentration_b[k];
+      out << "  " << std::setw(4) << ca.width << " B  A " << ca.top10 << " / " << ca.top100 << ", " << ca.busy
+          << " busy of " << ca.units << "   B " << cb.top10 << " / " << cb.top100 << ", " << cb.busy << " busy of "
+          << cb.units << "\n";
+    }
+  }
   out.unsetf(std::ios::fixed);
 }
 

@@ -4,7 +4,10 @@
 //   - hit ratios on a sweep of fully-associative LRU caches (Chameleon's 17
 //     depths 2^0..2^16 x widths 64..512 B = 68 caches),
 //   - the distance between their locality surfaces (strides within +-256 B,
-//     distances within 64 K; PSnAP section 3.2).
+//     distances within 64 K; PSnAP section 3.2),
+//   - and, beside them, how unevenly each uses its blocks and lines
+//     (concentration.h): not an error measure, but where a synthetic's
+//     set-associative errors come from.
 // Absolute errors are in hit-ratio units (0.01 = one percentage point).
 #pragma once
 
@@ -14,6 +17,7 @@
 #include <vector>
 
 #include "hmtt/analysis/cache_surface.h"
+#include "hmtt/analysis/concentration.h"
 #include "hmtt/analysis/hierarchy.h"
 #include "hmtt/analysis/locality_surface.h"
 #include "hmtt/analysis/tool.h"
@@ -52,6 +56,7 @@ struct ComparisonResult {
   LocalitySurface locality_a, locality_b;
   double locality_distance = 0;                  // total-variation distance, 0..1
   std::vector<HierarchyResult> hierarchies_a, hierarchies_b;
+  std::vector<ConcentrationPoint> concentration_a, concentration_b;  // empty when not measured
 
   Json to_json() const;
   void print(std::ostream& out) const;
@@ -67,6 +72,7 @@ struct TraceMeasures {
   std::vector<HierarchyResult> hierarchies;
   CacheSurface lru;             // must hold options.widths x options.depths (more is fine)
   LocalitySurface locality;
+  std::vector<ConcentrationPoint> concentration = {};  // optional
 };
 Result<ComparisonResult> compare(const TraceMeasures& a, const TraceMeasures& b, const CompareOptions& options = {});
 
