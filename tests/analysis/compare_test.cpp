@@ -114,7 +114,8 @@ TEST_CASE("concentration: shares of the busiest units and the busy count, by han
   CHECK(r[1].busy == 28);
   CHECK(r[1].top10 == doctest::Approx((8 * 125.0 + 2 * 49) / 2000));
   const Json j = tool.to_json();
-  CHECK(j["concentration"][1]["busy"] == 28);
+  CHECK(j["references"] == 2000);
+  CHECK(j["widths"][1]["busy"] == 28);
   ConcentrationTool bad({48});
   CHECK(bad.init().error().message.find("48") != std::string::npos);
 }

@@ -71,6 +71,6 @@ Json to_json(const std::vector<ConcentrationPoint>& points) {
   return a;
 }
 
-Json ConcentrationTool::to_json() const { return {{"concentration", analysis::to_json(result_)}}; }
+Json ConcentrationTool::to_json() const { return {{"references", references_}, {"widths", analysis::to_json(result_)}}; }
 
 }  // namespace hmtt::analysis

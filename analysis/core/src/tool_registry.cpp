@@ -2,6 +2,7 @@
 
 #include "hmtt/analysis/cache_sim.h"
 #include "hmtt/analysis/cache_surface.h"
+#include "hmtt/analysis/concentration.h"
 #include "hmtt/analysis/reuse_distance_tool.h"
 
 namespace hmtt::analysis {
@@ -16,6 +17,7 @@ const std::vector<ToolInfo>& tool_catalog() {
       {"dma", "CPU/DMA read/write shares; DMA request sizes per device"},
       {"bandwidth", "memory traffic and trace generation bandwidth over time"},
       {"locality", "Grimsrud locality surface: strides within +-256 B, distances within 64 K"},
+      {"concentration", "how unevenly blocks (512 B) and lines (64 B) are used: share of the busiest 10 / 100, busy count"},
   };
   return catalog;
 }
@@ -29,6 +31,7 @@ Result<std::unique_ptr<AnalysisTool>> make_tool(std::string_view name, const Too
   if (name == "dma") return dma_tool_create(s.dma);
   if (name == "bandwidth") return bandwidth_tool_create(s.bandwidth);
   if (name == "locality") return locality_surface_tool_create(s.locality);
+  if (name == "concentration") return std::unique_ptr<AnalysisTool>(std::make_unique<ConcentrationTool>());
   std::string known;
   for (const auto& t : tool_catalog()) known += (known.empty() ? "" : ", ") + std::string(t.name);
   return make_error("unknown analysis '" + std::string(name) + "' (" + known + ")");
