@@ -61,7 +61,7 @@ struct GeneratorOptions {
   // XOR maps every aligned group of units onto one, so the reuse distance of every
   // reference is the same at every width from the word to the block; only which
   // cache sets the units fall in changes, evenly instead of piling onto the unit
-  // the alpha trees favour (docs/accuracy.md, "Lines scrambled in each block").
+  // the alpha trees favour (docs/accuracy.md, "Where issue 9 stands (stop 40 ...)").
   std::uint64_t scramble_bytes = 0;
 };
 
