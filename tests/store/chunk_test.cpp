@@ -106,6 +106,82 @@ TEST_CASE("residual varints: the generic and the BMI2 encoder give plain LEB128 
   MESSAGE("BMI2 residual encoder: " << detail::residual_bmi2_available());
 }
 
+// check_and_copy_references sums the copied rows four at a time with AVX2 where the CPU has it: the
+// sums must be the generic loop's for every length around the four-row steps, either first row,
+// times out of order anywhere (and equal, and far apart: the unsigned order), and any tail bytes.
+TEST_CASE("row sums: the generic and the AVX2 loop agree") {
+  std::mt19937_64 rng(31);
+  int compared = 0;
+  for (std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{4}, std::size_t{5},
+                        std::size_t{7}, std::size_t{8}, std::size_t{9}, std::size_t{63}, std::size_t{4096},
+                        std::size_t{4099}}) {
+    for (int trial = 0; trial < 40; ++trial) {
+      CAPTURE(n);
+      CAPTURE(trial);
+      std::vector<Reference> rows(n);
+      std::uint64_t t = trial % 3 == 0 ? (std::uint64_t{1} << 63) - 50 : 1000;  // around the sign bit too
+      for (auto& r : rows) {
+        const int shape = static_cast<int>(rng() % 16);
+        t += shape == 0 ? 0 : shape == 1 ? (rng() >> 1) : shape == 2 ? 0 - (rng() % 100) : rng() % 9;
+        r.time = t;
+        r.address = rng() % 3 == 0 ? rng() : 0x40000000 + (rng() % 4096) * 64;
+        r.size = trial % 2 ? 64 : static_cast<std::uint32_t>(rng());
+        r.kind = static_cast<Kind>(trial % 5 == 4 ? rng() % 256 : rng() % 4);
+        r.origin = static_cast<Origin>(trial % 7 == 6 ? rng() % 256 : rng() % 4);
+        r.source = static_cast<std::uint16_t>(trial % 2 ? 7 : rng());
+      }
+      for (bool first_has_delta : {false, true}) {
+        const std::uint64_t prev = rng() % 2 ? rows[0].time : rows[0].time + 1 - rng() % 3;
+        const detail::RowSums g = detail::row_sums_generic(rows.data(), n, prev, first_has_delta);
+        // The generic loop against a plain restatement of what the sums mean.
+        bool late = false;
+        std::uint64_t dmin = UINT64_MAX, dmax = 0, amin = UINT64_MAX, amax = 0, tor = 0, txor = 0;
+        std::uint32_t kinds = 0;
+        std::uint64_t p = prev, w0 = 0;
+        std::memcpy(&w0, reinterpret_cast<const unsigned char*>(&rows[0]) + 16, 8);
+        for (std::size_t i = 0; i < n; ++i) {
+          std::uint64_t w = 0;
+          std::memcpy(&w, reinterpret_cast<const unsigned char*>(&rows[i]) + 16, 8);
+          late = late || rows[i].time < p;
+          if (i > 0 || first_has_delta) {
+            dmin = std::min(dmin, rows[i].time - p);
+            dmax = std::max(dmax, rows[i].time - p);
+          }
+          amin = std::min(amin, rows[i].address);
+          amax = std::max(amax, rows[i].address);
+          tor |= w;
+          txor |= w ^ w0;
+          kinds |= 1u << (static_cast<unsigned>(rows[i].kind) & 31);
+          p = rows[i].time;
+        }
+        CHECK(g.late == late);
+        CHECK(g.dt_min == dmin);
+        CHECK(g.dt_max == dmax);
+        CHECK(g.a_min == amin);
+        CHECK(g.a_max == amax);
+        CHECK(g.tail_or == tor);
+        CHECK(g.tail_xor == txor);
+        CHECK(g.kinds == kinds);
+#if defined(__x86_64__)
+        if (detail::row_sums_avx2_available()) {
+          const detail::RowSums v = detail::row_sums_avx2(rows.data(), n, prev, first_has_delta);
+          CHECK(v.late == g.late);
+          CHECK(v.dt_min == g.dt_min);
+          CHECK(v.dt_max == g.dt_max);
+          CHECK(v.a_min == g.a_min);
+          CHECK(v.a_max == g.a_max);
+          CHECK(v.tail_or == g.tail_or);
+          CHECK(v.tail_xor == g.tail_xor);
+          CHECK(v.kinds == g.kinds);
+          ++compared;
+        }
+#endif
+      }
+    }
+  }
+  MESSAGE("AVX2 row sums compared " << compared << " times");
+}
+
 TEST_CASE("worked example 1: three references, byte for byte") {
   const std::vector<Reference> refs = {
       {100, 0x1000, 64, Kind::Read, Origin::Unknown, 0},

@@ -568,54 +568,167 @@ std::uint64_t tail_word(const Reference& r) {
 }
 }  // namespace
 
+namespace detail {
+
+RowSums row_sums_generic(const Reference* rows, std::size_t n, std::uint64_t prev_time, bool first_has_delta) {
+  // A reference's last eight bytes (size, kind, origin, source) read as one word: one load, and
+  // one OR and one XOR take what four field loads and their tests took (the pass is bound by its
+  // instruction count once the copy is in cache). Kinds and origins out of range show in the OR.
+  RowSums s;
+  if (n == 0) return s;
+  std::uint64_t prev = prev_time;
+  const std::uint64_t tail0 = tail_word(rows[0]);
+  auto take = [&](std::size_t i, bool delta) {
+    const Reference& r = rows[i];
+    const std::uint64_t w = tail_word(r);
+    s.late |= r.time < prev;
+    if (delta) {
+      const std::uint64_t dt = r.time - prev;
+      s.dt_min = std::min(s.dt_min, dt);
+      s.dt_max = std::max(s.dt_max, dt);
+    }
+    s.a_min = std::min(s.a_min, r.address);
+    s.a_max = std::max(s.a_max, r.address);
+    s.tail_or |= w;
+    s.tail_xor |= w ^ tail0;
+    s.kinds |= 1u << ((w >> kTailKindShift) & 31);
+    prev = r.time;
+  };
+  std::size_t i = 0;
+  if (!first_has_delta && n > 0) take(i++, false);
+  for (; i < n; ++i) take(i, true);
+  return s;
+}
+
+#if defined(__x86_64__)
+// Four rows a step: three 32-byte loads hold them as [t0 a0 w0 t1] [a1 w1 t2 a2] [w2 t3 a3 w3]
+// (time, address, tail word), blended into one vector of each; unsigned 64-bit order by comparing
+// with the sign bit flipped (AVX2 compares signed). The rows before and after the steps, and the
+// first row when it has no delta, go through the generic loop's steps.
+__attribute__((target("avx2"))) RowSums row_sums_avx2(const Reference* rows, std::size_t n, std::uint64_t prev_time,
+                                                      bool first_has_delta) {
+  constexpr std::uint64_t kSign = 0x8000000000000000ULL;
+  std::size_t i = first_has_delta ? 0 : 1;
+  if (n == 0) return RowSums{};
+  RowSums s = row_sums_generic(rows, i, prev_time, first_has_delta);
+  std::uint64_t prev = i > 0 ? rows[0].time : prev_time;
+  if (n - i >= 4) {
+    const std::uint64_t tail0 = tail_word(rows[0]);
+    const __m256i sign = _mm256_set1_epi64x(static_cast<long long>(kSign));
+    __m256i prev_s = _mm256_set1_epi64x(static_cast<long long>(prev ^ kSign));
+    __m256i late = _mm256_setzero_si256(), tail_or = late, tail_xor = late, kinds = late;
+    __m256i dmin = _mm256_set1_epi64x(static_cast<long long>(~kSign)), dmax = sign;  // UINT64_MAX, 0 flipped
+    __m256i amin = dmin, amax = sign;
+    const __m256i t0 = _mm256_set1_epi64x(static_cast<long long>(tail0));
+    const __m256i one = _mm256_set1_epi64x(1), k31 = _mm256_set1_epi64x(31);
+    for (; i + 4 <= n; i += 4) {
+      const auto* p = reinterpret_cast<const __m256i*>(rows + i);
+      const __m256i v0 = _mm256_loadu_si256(p), v1 = _mm256_loadu_si256(p + 1), v2 = _mm256_loadu_si256(p + 2);
+      // [t0 t3 t2 t1] -> [t0 t1 t2 t3]; the addresses and tails in any order (their ORs and ranges).
+      const __m256i t = _mm256_permute4x64_epi64(_mm256_blend_epi32(_mm256_blend_epi32(v0, v1, 0x30), v2, 0x0C), 0x6C);
+      const __m256i a = _mm256_blend_epi32(_mm256_blend_epi32(v0, v1, 0xC3), v2, 0x30);
+      const __m256i w = _mm256_blend_epi32(_mm256_blend_epi32(v0, v1, 0x0C), v2, 0xC3);
+      const __m256i ts = _mm256_xor_si256(t, sign);
+      const __m256i ps = _mm256_blend_epi32(_mm256_permute4x64_epi64(ts, 0x90), prev_s, 0x03);  // [prev t0 t1 t2]
+      prev_s = _mm256_permute4x64_epi64(ts, 0xFF);
+      late = _mm256_or_si256(late, _mm256_cmpgt_epi64(ps, ts));
+      const __m256i ds = _mm256_xor_si256(_mm256_sub_epi64(ts, ps), sign);
+      dmin = _mm256_blendv_epi8(dmin, ds, _mm256_cmpgt_epi64(dmin, ds));
+      dmax = _mm256_blendv_epi8(dmax, ds, _mm256_cmpgt_epi64(ds, dmax));
+      const __m256i as = _mm256_xor_si256(a, sign);
+      amin = _mm256_blendv_epi8(amin, as, _mm256_cmpgt_epi64(amin, as));
+      amax = _mm256_blendv_epi8(amax, as, _mm256_cmpgt_epi64(as, amax));
+      tail_or = _mm256_or_si256(tail_or, w);
+      tail_xor = _mm256_or_si256(tail_xor, _mm256_xor_si256(w, t0));
+      kinds = _mm256_or_si256(
+          kinds, _mm256_sllv_epi64(one, _mm256_and_si256(_mm256_srli_epi64(w, kTailKindShift), k31)));
+    }
+    alignas(32) std::uint64_t l[4][8];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(l[0]), late);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(l[0] + 4), tail_or);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(l[1]), tail_xor);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(l[1] + 4), kinds);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(l[2]), dmin);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(l[2] + 4), dmax);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(l[3]), amin);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(l[3] + 4), amax);
+    for (int j = 0; j < 4; ++j) {
+      s.late |= l[0][j] != 0;
+      s.tail_or |= l[0][4 + j];
+      s.tail_xor |= l[1][j];
+      s.kinds |= static_cast<std::uint32_t>(l[1][4 + j]);
+      s.dt_min = std::min(s.dt_min, l[2][j] ^ kSign);
+      s.dt_max = std::max(s.dt_max, l[2][4 + j] ^ kSign);
+      s.a_min = std::min(s.a_min, l[3][j] ^ kSign);
+      s.a_max = std::max(s.a_max, l[3][4 + j] ^ kSign);
+    }
+    prev = rows[i - 1].time;
+  }
+  // The last rows: sums over them (each has a delta) against the row before them, then merged.
+  if (i < n) {
+    RowSums r = row_sums_generic(rows + i, n - i, prev, true);
+    r.tail_xor |= tail_word(rows[i]) ^ tail_word(rows[0]);  // theirs is against rows[i], ours against rows[0]
+    s.late |= r.late;
+    s.dt_min = std::min(s.dt_min, r.dt_min);
+    s.dt_max = std::max(s.dt_max, r.dt_max);
+    s.a_min = std::min(s.a_min, r.a_min);
+    s.a_max = std::max(s.a_max, r.a_max);
+    s.tail_or |= r.tail_or;
+    s.tail_xor |= r.tail_xor;
+    s.kinds |= r.kinds;
+  }
+  return s;
+}
+#endif
+
+bool row_sums_avx2_available() {
+#if defined(__x86_64__)
+  static const bool ok = [] {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    // Leaf 7 EBX bit 5 (AVX2), and the OS saving the YMM registers (leaf 1 ECX bit 27 OSXSAVE, XCR0 bits 1-2).
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || (b & (1u << 5)) == 0) return false;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || (c & (1u << 27)) == 0) return false;
+    unsigned lo = 0, hi = 0;
+    __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return (lo & 6u) == 6u;
+  }();
+  return ok;
+#else
+  return false;
+#endif
+}
+
+RowSums row_sums(const Reference* rows, std::size_t n, std::uint64_t prev_time, bool first_has_delta) {
+#if defined(__x86_64__)
+  if (row_sums_avx2_available()) return row_sums_avx2(rows, n, prev_time, first_has_delta);
+#endif
+  return row_sums_generic(rows, n, prev_time, first_has_delta);
+}
+
+}  // namespace detail
+
 Status check_and_copy_references(std::span<const Reference> refs, std::uint64_t prev_time, std::size_t first_index,
                                  Reference* out, ChunkSummary& summary) {
   // libc's memcpy first, then one read-only pass over the copy while it is still in cache: the
   // caller's references are often cold (a whole trace in memory), and a field-by-field copy waited
   // on each of their lines (store_bench's mix: 77-79 -> 83-85 M refs/s written, 2026-11-29). The
   // ranges this pass takes cost little here and spare the workers' split loop as many registers.
-  std::uint64_t prev = prev_time;
+  // The pass four rows a step with AVX2 where the CPU has it (docs/benchmarks.md, stop 41).
   if (refs.empty()) return Status::success();
-  std::uint64_t dmin = UINT64_MAX, dmax = 0, amin = UINT64_MAX, amax = 0;
   std::memcpy(out, refs.data(), refs.size_bytes());
-  // A reference's last eight bytes (size, kind, origin, source) read as one word: one load, and
-  // one OR and one XOR take what four field loads and their tests took (the pass is bound by its
-  // instruction count once the copy is in cache). Kinds and origins out of range show in the OR.
-  const std::uint64_t tail0 = tail_word(out[0]);
-  std::uint64_t tail_or = 0, tail_xor = 0;
-  std::uint32_t kinds = 0;
-  bool late = false;
-  auto take = [&](std::size_t i, bool delta) {
-    const Reference& r = out[i];
-    const std::uint64_t w = tail_word(r);
-    late |= r.time < prev;
-    if (delta) {
-      const std::uint64_t dt = r.time - prev;
-      dmin = std::min(dmin, dt);
-      dmax = std::max(dmax, dt);
-    }
-    amin = std::min(amin, r.address);
-    amax = std::max(amax, r.address);
-    tail_or |= w;
-    tail_xor |= w ^ tail0;
-    kinds |= 1u << ((w >> kTailKindShift) & 31);
-    prev = r.time;
-  };
-  std::size_t i = 0;
-  if (first_index == 0 && !refs.empty()) take(i++, false);  // row 0 of a chunk has no time delta
-  for (; i < refs.size(); ++i) take(i, true);
-  const bool bad = late || (tail_or & kTailKindOriginHigh) != 0;
+  const detail::RowSums r = detail::row_sums(out, refs.size(), prev_time, first_index != 0);
+  const bool bad = r.late || (r.tail_or & kTailKindOriginHigh) != 0;
   if (bad) return check_references(refs, prev_time, first_index);  // names the first bad reference
   ChunkSummary s;
-  s.kind_mask = kinds;
-  s.a_min = amin;
-  s.a_max = amax;
-  s.dt_min = dmin;
-  s.dt_max = dmax;
+  s.kind_mask = r.kinds;
+  s.a_min = r.a_min;
+  s.a_max = r.a_max;
+  s.dt_min = r.dt_min;
+  s.dt_max = r.dt_max;
   s.size_first = out[0].size;
-  s.size_xor = static_cast<std::uint32_t>(tail_xor);
+  s.size_xor = static_cast<std::uint32_t>(r.tail_xor);
   s.source_first = out[0].source;
-  s.source_xor = static_cast<std::uint16_t>(tail_xor >> 48);
+  s.source_xor = static_cast<std::uint16_t>(r.tail_xor >> 48);
   summary.merge(s);
   return Status::success();
 }

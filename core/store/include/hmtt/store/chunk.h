@@ -130,6 +130,22 @@ bool residual_bmi2_available();
 std::uint8_t* encode_residuals_bmi2(const std::uint64_t* dv, std::uint64_t m, unsigned shift, std::uint8_t* out);
 #endif
 
+// check_and_copy_references's pass over the copied references (rows, n >= 1): what its check and
+// its summary need. row_sums picks the AVX2 loop where the CPU has it; both give the same sums.
+struct RowSums {
+  bool late = false;  // a row's time before the one before it (prev_time before rows[0])
+  std::uint64_t dt_min = UINT64_MAX, dt_max = 0;  // time deltas, rows[0]'s only if first_has_delta
+  std::uint64_t a_min = UINT64_MAX, a_max = 0;
+  std::uint64_t tail_or = 0, tail_xor = 0;  // of every row's last eight bytes, and of their XOR with rows[0]'s
+  std::uint32_t kinds = 0;                  // 1 << (kind byte & 31) of every row
+};
+RowSums row_sums(const Reference* rows, std::size_t n, std::uint64_t prev_time, bool first_has_delta);
+RowSums row_sums_generic(const Reference* rows, std::size_t n, std::uint64_t prev_time, bool first_has_delta);
+bool row_sums_avx2_available();
+#if defined(__x86_64__)
+RowSums row_sums_avx2(const Reference* rows, std::size_t n, std::uint64_t prev_time, bool first_has_delta);
+#endif
+
 // Packed planes (PlaneEncoding::Packed, docs/store.md): the payload is k - 1 (one byte), the k
 // distinct values in increasing order, then each byte's index among them in w = ceil(log2 k) bits
 // (0 when k = 1), least significant bits first, the last byte's unused bits zero.
