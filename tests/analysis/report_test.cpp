@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <sstream>
 
 #include "hmtt/analysis/demo_workload.h"
@@ -49,6 +50,27 @@ TEST_CASE("report: one trace has six figures, two traces nine, all inline") {
   REQUIRE(two.comparison.has_value());
   CHECK(two.html.find("id=\"compare\"") != std::string::npos);
   CHECK(two.html.find("id=\"dma-shares\"") != std::string::npos);
+  // Where each trace's references go (hmtt compare's concentration), one row per trace and width.
+  CHECK(one.html.find("id=\"concentration\"") == std::string::npos);
+  const auto table = two.html.find("id=\"concentration\"");
+  REQUIRE(table != std::string::npos);
+  REQUIRE(two.comparison->concentration_a.size() == 2);
+  REQUIRE(two.comparison->concentration_b.size() == 2);
+  const std::string rows = two.html.substr(table, two.html.find("</table>", table) - table);
+  CHECK(count(rows, "<tr>") == 5);  // the header and 2 widths x 2 traces
+  for (const auto* points : {&two.comparison->concentration_a, &two.comparison->concentration_b}) {
+    for (const ConcentrationPoint& p : *points) {
+      CHECK(p.units > 0);
+      CHECK(p.top10 > 0);
+      CHECK(p.top10 <= p.top100);
+      std::ostringstream want;
+      want << std::fixed << std::setprecision(2) << 100 * p.top100 << " %";
+      CHECK(rows.find(want.str()) != std::string::npos);
+      CHECK(rows.find(">" + std::to_string(p.units) + "<") != std::string::npos);
+    }
+  }
+  CHECK(two.comparison->concentration_a[0].width == 512);
+  CHECK(two.comparison->concentration_a[1].width == 64);
   // Self-contained: nothing fetched (SVG namespaces are names, not fetches).
   CHECK(count(two.html, "src=") == 0);
   CHECK(count(two.html, "<link") == 0);
