@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include "hmtt/analysis/compare.h"
 #include "hmtt/analysis/concentration.h"
 #include "hmtt/analysis/demo_workload.h"
@@ -51,6 +53,23 @@ TEST_CASE("compare: a trace against itself has zero error; against a shuffled co
   CHECK(same->lru_error.max == 0);
   CHECK(same->locality_distance == 0);
   CHECK(same->per_level_error.at("L3").points == 2);
+  // Each level's accesses: every reference at L1 (more where one spans two lines), and below it the
+  // misses of the level above (the local hit ratio's denominator); the same for a trace and itself.
+  for (std::size_t i = 0; i < same->levels.size(); ++i) {
+    const LevelComparison& c = same->levels[i];
+    CAPTURE(c.hierarchy);
+    CAPTURE(c.level);
+    CHECK(c.accesses_a == c.accesses_b);
+    if (c.level == "L1") {
+      CHECK(c.accesses_a >= 60000);
+    } else {
+      const LevelComparison& up = same->levels[i - 1];
+      REQUIRE(up.hierarchy == c.hierarchy);
+      const double misses_above = static_cast<double>(up.accesses_a) * (1 - up.hit_a);
+      CHECK(std::abs(static_cast<double>(c.accesses_a) - misses_above) < 0.5);
+      CHECK(c.accesses_a < up.accesses_a);
+    }
+  }
 
   // Same addresses, random order: same footprint, destroyed locality.
   DemoWorkload c(k);
@@ -71,6 +90,8 @@ TEST_CASE("compare: a trace against itself has zero error; against a shuffled co
   auto j = diff->to_json();
   CHECK(j["lru_error"]["points"] == 68);
   CHECK(j["hierarchy_levels"].size() == 22);
+  CHECK(j["hierarchy_levels"][1]["accesses_b"] == diff->levels[1].accesses_b);
+  CHECK(diff->levels[1].accesses_a != diff->levels[1].accesses_b);  // the shuffle misses L1 more often
   // A shuffle keeps how many references each block and line has: the same concentration.
   REQUIRE(diff->concentration_a.size() == 2);
   REQUIRE(diff->concentration_b.size() == 2);

@@ -86,6 +86,8 @@ Result<ComparisonResult> compare(const TraceMeasures& ma, const TraceMeasures& m
       c.level = ma.hierarchies[h].levels[l].name;
       c.hit_a = ma.hierarchies[h].levels[l].combined().hit_ratio();
       c.hit_b = mb.hierarchies[h].levels[l].combined().hit_ratio();
+      c.accesses_a = ma.hierarchies[h].levels[l].combined().accesses();
+      c.accesses_b = mb.hierarchies[h].levels[l].combined().accesses();
       ha.push_back(c.hit_a);
       hb.push_back(c.hit_b);
       by_level[c.level].first.push_back(c.hit_a);
@@ -124,7 +126,7 @@ Json ComparisonResult::to_json() const {
   Json levels_j = Json::array();
   for (const auto& c : levels)
     levels_j.push_back({{"hierarchy", c.hierarchy}, {"level", c.level}, {"hit_a", c.hit_a}, {"hit_b", c.hit_b},
-                        {"abs_error", c.abs_error()}});
+                        {"abs_error", c.abs_error()}, {"accesses_a", c.accesses_a}, {"accesses_b", c.accesses_b}});
   j["hierarchy_levels"] = levels_j;
   j["hierarchy_error"] = err_json(hierarchy_error);
   Json per = Json::object();
@@ -140,10 +142,12 @@ Json ComparisonResult::to_json() const {
 
 void ComparisonResult::print(std::ostream& out) const {
   out << "compare: A " << references_a << " references, B " << references_b << " references\n";
-  out << "hierarchy hit ratios (A, B, |A-B|):\n" << std::fixed << std::setprecision(4);
+  out << "hierarchy hit ratios (A, B, |A-B|; then the accesses each level got, A and B):\n" << std::fixed
+      << std::setprecision(4);
   for (const auto& c : levels)
     out << "  " << std::left << std::setw(20) << c.hierarchy << std::setw(4) << c.level << std::right << "  "
-        << c.hit_a << "  " << c.hit_b << "  " << c.abs_error() << "\n";
+        << c.hit_a << "  " << c.hit_b << "  " << c.abs_error() << "  " << std::setw(12) << c.accesses_a << " "
+        << std::setw(12) << c.accesses_b << "\n";
   out << "hierarchy error over " << hierarchy_error.points << " levels: mean " << hierarchy_error.mean << ", max "
       << hierarchy_error.max << "\n";
   for (const auto& [level, e] : per_level_error)

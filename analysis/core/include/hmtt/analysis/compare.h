@@ -43,6 +43,11 @@ struct LevelComparison {
   std::string level;
   double hit_a = 0;
   double hit_b = 0;
+  // What each trace sent to this level: its references at L1, the misses (and write-backs) of the
+  // level above below it. A level's hit ratio below L1 is a local one, out of these: a synthetic's
+  // L2 error is often its L1's miss count (docs/accuracy.md, "What the L2 figure is made of").
+  std::uint64_t accesses_a = 0;
+  std::uint64_t accesses_b = 0;
   double abs_error() const;
 };
 
