@@ -2,10 +2,11 @@
 // lines by default), the share of the references that go to the busiest 10 and
 // 100 units, and how many units are busy (at least 1/1000 of the references
 // each). Programs keep a few blocks busy (sort -n: its 10 busiest 512 B blocks
-// take 65 % of the references); a synthetic trace that spreads its references
-// evenly hits the same fully-associative rates but conflicts more in
-// set-associative caches (docs/accuracy.md, "Why L2 still misses"), so
-// `hmtt compare` prints this beside the hit ratios.
+// take 65 % of the references); a synthetic trace can hit the same
+// fully-associative rates with its references spread evenly, so `hmtt compare`
+// prints this beside the hit ratios. It describes, it does not explain an error:
+// a synthetic with the program's own blocks had no better L2 (docs/accuracy.md,
+// "The busy-block idea tested with an oracle").
 #pragma once
 
 #include <cstdint>
