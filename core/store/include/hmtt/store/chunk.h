@@ -130,7 +130,7 @@ bool residual_bmi2_available();
 std::uint8_t* encode_residuals_bmi2(const std::uint64_t* dv, std::uint64_t m, unsigned shift, std::uint8_t* out);
 #endif
 
-// check_and_copy_references's pass over the copied references (rows, n >= 1): what its check and
+// check_and_copy_references's pass over the copied references (n rows, n may be 0): what its check and
 // its summary need. row_sums picks the AVX2 loop where the CPU has it; both give the same sums.
 struct RowSums {
   bool late = false;  // a row's time before the one before it (prev_time before rows[0])
