@@ -70,6 +70,22 @@ TEST_CASE("compare: a trace against itself has zero error; against a shuffled co
       CHECK(c.accesses_a < up.accesses_a);
     }
   }
+  // The cumulative ratio: the local one at L1; below it, one minus the level's misses over the
+  // references the hierarchy's L1 got, which can only grow level by level.
+  std::size_t l1 = 0;
+  for (std::size_t i = 0; i < same->levels.size(); ++i) {
+    const LevelComparison& c = same->levels[i];
+    CAPTURE(c.hierarchy);
+    CAPTURE(c.level);
+    if (c.level == "L1") l1 = i;
+    const double misses = static_cast<double>(c.accesses_a) * (1 - c.hit_a);
+    CHECK(c.served_a == doctest::Approx(1 - misses / static_cast<double>(same->levels[l1].accesses_a)).epsilon(1e-12));
+    if (c.level == "L1") CHECK(c.served_a == doctest::Approx(c.hit_a).epsilon(1e-12));
+    if (c.level != "L1") CHECK(c.served_a >= same->levels[i - 1].served_a);
+    CHECK(c.served_error() == 0);
+  }
+  CHECK(same->per_level_served_error.at("L2").points == 10);
+  CHECK(same->per_level_served_error.at("L2").max == 0);
 
   // Same addresses, random order: same footprint, destroyed locality.
   DemoWorkload c(k);
@@ -92,6 +108,17 @@ TEST_CASE("compare: a trace against itself has zero error; against a shuffled co
   CHECK(j["hierarchy_levels"].size() == 22);
   CHECK(j["hierarchy_levels"][1]["accesses_b"] == diff->levels[1].accesses_b);
   CHECK(diff->levels[1].accesses_a != diff->levels[1].accesses_b);  // the shuffle misses L1 more often
+  // Cumulative errors are the local ones weighted by how much reaches the level: L2's is at most L1's
+  // miss ratio times L2's local error plus L1's own error, and in JSON beside the local ones.
+  for (std::size_t i = 1; i < diff->levels.size(); ++i) {
+    const LevelComparison& l2 = diff->levels[i];
+    if (l2.level != "L2") continue;
+    const LevelComparison& up = diff->levels[i - 1];
+    CAPTURE(l2.hierarchy);
+    CHECK(l2.served_error() <= (1 - up.hit_a) * l2.abs_error() + up.abs_error() + 1e-12);
+  }
+  CHECK(j["hierarchy_levels"][1]["served_b"] == diff->levels[1].served_b);
+  CHECK(j["hierarchy_served_error_per_level"]["L2"]["mean_abs"] == diff->per_level_served_error.at("L2").mean);
   // A shuffle keeps how many references each block and line has: the same concentration.
   REQUIRE(diff->concentration_a.size() == 2);
   REQUIRE(diff->concentration_b.size() == 2);

@@ -50,6 +50,13 @@ TEST_CASE("report: one trace has six figures, two traces nine, all inline") {
   REQUIRE(two.comparison.has_value());
   CHECK(two.html.find("id=\"compare\"") != std::string::npos);
   CHECK(two.html.find("id=\"dma-shares\"") != std::string::npos);
+  // The comparison's levels in both measures: local L1-L3, cumulative below L1 only.
+  const auto cmp = two.html.find("id=\"compare\"");
+  const std::string cmp_rows = two.html.substr(cmp, two.html.find("</table>", cmp) - cmp);
+  CHECK(count(cmp_rows, "<tr>") == 9);  // header, all levels, L1-L3, L2-L3 cumulative, LRU, locality
+  CHECK(cmp_rows.find("L2 cumulative") != std::string::npos);
+  CHECK(cmp_rows.find("L3 cumulative") != std::string::npos);
+  CHECK(cmp_rows.find("L1 cumulative") == std::string::npos);
   // Where each trace's references go (hmtt compare's concentration), one row per trace and width.
   CHECK(one.html.find("id=\"concentration\"") == std::string::npos);
   const auto table = two.html.find("id=\"concentration\"");

@@ -54,14 +54,18 @@ c = json.load(open(sys.argv[2]))["compare"]
 want = {"lru_mean": c["lru_error"]["mean_abs"], "lru_max": c["lru_error"]["max_abs"]}
 for l, e in c["hierarchy_error_per_level"].items():
     want[f"{l}_mean"], want[f"{l}_max"] = e["mean_abs"], e["max_abs"]
+for l, e in c["hierarchy_served_error_per_level"].items():
+    if l != "L1":
+        want[f"{l}_cum_mean"], want[f"{l}_cum_max"] = e["mean_abs"], e["max_abs"]
 bad = [k for k, v in want.items() if abs(row[k] - v) > 1e-12]
 cells = [x.strip() for x in open(sys.argv[3]).read().splitlines()[2].split("|")[5:-1]]
-keys = ["lru_mean", "lru_max", "L1_mean", "L1_max", "L2_mean", "L2_max", "L3_mean", "L3_max"]
+keys = ["lru_mean", "lru_max", "L1_mean", "L1_max", "L2_mean", "L2_max", "L3_mean", "L3_max",
+        "L2_cum_mean", "L2_cum_max", "L3_cum_mean", "L3_cum_max"]
 for k, cell in zip(keys, cells):
     over = row[k] > (0.010 if k.endswith("mean") else 0.035)
     if cell.startswith("**") != over or abs(float(cell.strip("*")) - row[k]) > 5e-5:
         bad.append(f"cell {k}={cell}")
-print("same" if not bad and len(cells) == 8 and row["seed"] == 2 else f"differ: {bad} {cells}")
+print("same" if not bad and len(cells) == 12 and row["seed"] == 2 else f"differ: {bad} {cells}")
 PY
 # The command line the measuring scripts share (scripts/trace_args.sh): help, and exit 2 naming
 # what is wrong, for each script that sources it.

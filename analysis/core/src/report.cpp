@@ -402,6 +402,12 @@ Result<Report> render_report(ReferenceSource& a, ReferenceSource* b, const Repor
       << table_row({"hierarchy levels", std::to_string(c.hierarchy_error.points), num(c.hierarchy_error.mean), num(c.hierarchy_error.max)});
     for (const auto& [level, e] : c.per_level_error)
       h << table_row({"&nbsp;&nbsp;" + html_escape(level), std::to_string(e.points), num(e.mean), num(e.max)});
+    // The cumulative measure (the share of all references served at a level or above; at L1 it is the
+    // local one, so only the levels below are shown).
+    for (const auto& [level, e] : c.per_level_served_error)
+      if (level != "L1")
+        h << table_row({"&nbsp;&nbsp;" + html_escape(level) + " cumulative", std::to_string(e.points), num(e.mean),
+                        num(e.max)});
     h << table_row({"LRU sweep", std::to_string(c.lru_error.points), num(c.lru_error.mean), num(c.lru_error.max)})
       << table_row({"locality-surface distance", "1", num(c.locality_distance), ""}) << "</table>\n";
     if (!c.concentration_a.empty() && c.concentration_a.size() == c.concentration_b.size()) {

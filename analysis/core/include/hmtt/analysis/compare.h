@@ -1,6 +1,9 @@
 // The yardstick for trace synthesis: how closely trace B (synthetic)
 // reproduces trace A (original), in the measures of the profiling papers:
-//   - hit ratios on cache hierarchies, per level (PSnAP Table 1 by default),
+//   - hit ratios on cache hierarchies, per level (PSnAP Table 1 by default), in
+//     two measures: the local hit ratio (hits / the accesses the level got) and
+//     the cumulative one the PMaC papers report (the share of all references
+//     served at this level or above; docs/analysis.md, "Two per-level measures"),
 //   - hit ratios on a sweep of fully-associative LRU caches (Chameleon's 17
 //     depths 2^0..2^16 x widths 64..512 B = 68 caches),
 //   - the distance between their locality surfaces (strides within +-256 B,
@@ -48,14 +51,20 @@ struct LevelComparison {
   // L2 error is often its L1's miss count (docs/accuracy.md, "What the L2 figure is made of").
   std::uint64_t accesses_a = 0;
   std::uint64_t accesses_b = 0;
+  // Cumulative hit ratio: the share of the hierarchy's references served at this level or above,
+  // 1 - (this level's misses) / (L1's accesses). At L1 it is the local ratio.
+  double served_a = 0;
+  double served_b = 0;
   double abs_error() const;
+  double served_error() const;
 };
 
 struct ComparisonResult {
   std::uint64_t references_a = 0, references_b = 0;
   std::vector<LevelComparison> levels;           // every level of every hierarchy
   AbsoluteError hierarchy_error;                 // over all levels
-  std::map<std::string, AbsoluteError> per_level_error;  // "L1", "L2", "L3"
+  std::map<std::string, AbsoluteError> per_level_error;  // "L1", "L2", "L3": local hit ratios
+  std::map<std::string, AbsoluteError> per_level_served_error;  // the same levels, cumulative ratios
   CacheSurface lru_a, lru_b;
   AbsoluteError lru_error;                       // over widths x depths
   LocalitySurface locality_a, locality_b;
