@@ -568,6 +568,13 @@ void check_real_program(const std::string& name, const std::vector<Reference>& t
     CHECK(e.mean <= (level == "L2" ? b.l2_mean : level == "L1" ? b.l1_mean : b.other_mean));
     CHECK(e.max <= (level == "L2" ? b.l2_max : level == "L1" ? b.l1_max : b.other_max));
   }
+  // The bar (mean 1 %, max 3.5 %) on every level in the cumulative measure, the share of all
+  // references served at the level or above (docs/analysis.md, "Two per-level measures").
+  for (const auto& [level, e] : c->per_level_served_error) {
+    MESSAGE(name << ": " << level << " cumulative mean " << e.mean << " max " << e.max);
+    CHECK(e.mean <= 0.010);
+    CHECK(e.max <= 0.035);
+  }
 }
 
 }  // namespace
