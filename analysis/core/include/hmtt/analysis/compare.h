@@ -2,8 +2,9 @@
 // reproduces trace A (original), in the measures of the profiling papers:
 //   - hit ratios on cache hierarchies, per level (PSnAP Table 1 by default), in
 //     two measures: the local hit ratio (hits / the accesses the level got) and
-//     the cumulative one the PMaC papers report (the share of all references
-//     served at this level or above; docs/analysis.md, "Two per-level measures"),
+//     the cumulative one (the share of all references served at this level or
+//     above), which the PMaC papers appear to report (an inference: they do not
+//     define theirs; docs/analysis.md, "Two per-level measures"),
 //   - hit ratios on a sweep of fully-associative LRU caches (Chameleon's 17
 //     depths 2^0..2^16 x widths 64..512 B = 68 caches),
 //   - the distance between their locality surfaces (strides within +-256 B,
