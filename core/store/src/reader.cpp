@@ -13,6 +13,7 @@
 
 #include "hmtt/store/chunk.h"
 #include "hmtt/store/store.h"
+#include "reference_buffer.h"
 #include "schema.h"
 #include "sqlite.h"
 
@@ -93,10 +94,10 @@ class ChunkWork {
   std::size_t next(std::span<Reference> out) { return decoder_.next(out); }
   bool done() const { return decoder_.decoded() == decoder_.refs(); }
 
-  // load(), then the whole chunk into `out` (resized), keeping the references that pass `filter`.
-  Status decode(const ChunkRow& row, const Filter& filter, std::vector<Reference>& out, std::size_t& kept) {
+  // load(), then the whole chunk into `out` (grown when too small), keeping the references that pass `filter`.
+  Status decode(const ChunkRow& row, const Filter& filter, detail::ReferenceBuffer& out, std::size_t& kept) {
     HMTT_TRY(load(row));
-    if (out.size() < row.refs) out.resize(row.refs);
+    if (out.capacity() < row.refs) out = detail::ReferenceBuffer(row.refs);
     const std::size_t n = decoder_.next({out.data(), static_cast<std::size_t>(row.refs)});
     select_.reset();
     kept = whole_chunk(row, filter) ? n : filter_in_place(filter, out.data(), n);
@@ -207,7 +208,7 @@ class ChunkStream final : public ReferenceSource {
   // its slot, or decoded into its slot (or failed: the slot's status says).
   enum State : std::uint8_t { kFree, kCaller, kBusy, kReady };
   struct Slot {
-    std::vector<Reference> refs;
+    detail::ReferenceBuffer refs;
     std::size_t kept = 0;
     Status status;
   };

@@ -14,11 +14,10 @@
 #include <thread>
 #include <tuple>
 
-#include <sys/mman.h>
-
 #include "hmtt/store/chunk.h"
 #include "hmtt/store/store.h"
 #include "batch_vfs.h"
+#include "reference_buffer.h"
 #include "schema.h"
 #include "sqlite.h"
 
@@ -27,39 +26,7 @@ namespace hmtt::store {
 namespace {
 constexpr unsigned kPackedChunks = 24;  // chunks packed and not yet committed, at most
 
-// One chunk's worth of references, left uninitialised: write() copies into it what it takes, and
-// only that is read. (Zero-filling four 3 MB buffers was most of create()'s CPU.) Reference is an
-// aggregate, an implicit-lifetime type, so copying into the allocation creates its objects.
-class ReferenceBuffer {
- public:
-  // A buffer of 1 MiB or more (the default chunk's is 3 MB) is whole 2 MiB pages, advised for
-  // transparent huge pages (a no-op where THP is off): the caller's copy into it and the worker's
-  // pass over it then fault and miss the TLB once per 2 MiB, not once per 4 KiB. store_bench's mix
-  // wrote 4-12 % more references per second (four alternating pairs, 2026-11-30;
-  // docs/benchmarks.md). Smaller chunks keep plain malloc rather than round up to 2 MiB.
-  explicit ReferenceBuffer(std::size_t n) {
-    constexpr std::size_t kHuge = std::size_t{2} << 20;
-    const std::size_t want = std::max<std::size_t>(1, n * sizeof(Reference));
-    if (want < kHuge / 2) {
-      p_.reset(static_cast<Reference*>(std::malloc(want)));
-    } else {
-      const std::size_t bytes = (want + kHuge - 1) / kHuge * kHuge;
-      p_.reset(static_cast<Reference*>(std::aligned_alloc(kHuge, bytes)));
-#ifdef MADV_HUGEPAGE
-      if (p_) (void)::madvise(p_.get(), bytes, MADV_HUGEPAGE);
-#endif
-    }
-    if (!p_) throw std::bad_alloc();
-  }
-  Reference* data() { return p_.get(); }
-  Reference& operator[](std::size_t i) { return p_.get()[i]; }
-
- private:
-  struct Free {
-    void operator()(Reference* p) const { std::free(p); }
-  };
-  std::unique_ptr<Reference, Free> p_;
-};
+using detail::ReferenceBuffer;
 }  // namespace
 
 // The pipeline: the caller fills a chunk buffer and checks its order; worker threads each take
