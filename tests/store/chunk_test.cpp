@@ -323,6 +323,43 @@ TEST_CASE("round trip: random runs, every field, every width") {
   }
 }
 
+TEST_CASE("one ChunkColumns and buffer reused over chunks of every shape pack what fresh ones pack") {
+  // The split's scratch (ScratchVector) and the BLOB buffer are not cleared between chunks, nor
+  // zero-filled when they grow: what an earlier, wider chunk left in them must not reach a BLOB.
+  std::mt19937_64 rng(7);
+  ChunkColumns reused;
+  std::vector<std::uint8_t> buffer;
+  for (int trial = 0; trial < 60; ++trial) {
+    CAPTURE(trial);
+    // Big and wide, then small and narrow, and back: every column's width and every plane's
+    // encoding changes from one chunk to the next.
+    const std::size_t n = trial % 3 == 0 ? 20000 + rng() % 50000 : 1 + rng() % 3000;
+    const int tbits = trial % 2 == 0 ? 40 : 1 + static_cast<int>(rng() % 8);
+    const int abits = trial % 4 == 0 ? 64 : 12 + static_cast<int>(rng() % 30);
+    std::vector<Reference> refs(n);
+    std::uint64_t t = rng() >> 20, a = rng() >> (64 - abits);
+    for (auto& r : refs) {
+      t += rng() >> (64 - tbits);
+      a = rng() % 3 == 0 ? rng() >> (64 - abits) : a + 64;
+      r.time = t;
+      r.address = a;
+      r.size = trial % 5 == 0 ? static_cast<std::uint32_t>(rng()) : 64;
+      r.kind = static_cast<Kind>(rng() % (trial % 2 == 0 ? 4 : 2));
+      r.origin = static_cast<Origin>(rng() % 4);
+      r.source = trial % 3 == 1 ? static_cast<std::uint16_t>(rng()) : 0;
+    }
+    REQUIRE(reused.split(refs).ok());
+    const std::size_t len = pack_chunk(reused, 1, buffer);
+    ChunkColumns fresh;
+    std::vector<std::uint8_t> fresh_buffer;
+    REQUIRE(fresh.split(refs).ok());
+    const std::size_t fresh_len = pack_chunk(fresh, 1, fresh_buffer);
+    REQUIRE(len == fresh_len);
+    CHECK(std::equal(buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(len), fresh_buffer.begin()));
+    CHECK(decode_all({buffer.data(), len}) == refs);
+  }
+}
+
 TEST_CASE("encoder rejects what it cannot store") {
   std::vector<std::uint8_t> blob;
   CHECK_FALSE(encode_chunk({}, blob).ok());

@@ -51,9 +51,14 @@ inline std::uint8_t byte_width(std::uint64_t v) {
   return static_cast<std::uint8_t>(v == 0 ? 0 : (64 - std::countl_zero(v) + 7) / 8);
 }
 
-template <typename T>
-void grow(std::vector<T>& v, std::size_t n) {
-  if (v.size() < n) v.resize(n);
+// Room for n elements in a scratch buffer whose contents are about to be rewritten: when it must
+// grow, nothing is moved to the new allocation.
+template <typename V>
+void grow(V& v, std::size_t n) {
+  if (v.size() < n) {
+    v.clear();
+    v.resize(n);
+  }
 }
 
 template <typename T>

@@ -22,6 +22,7 @@
 
 #include "hmtt/reference.h"
 #include "hmtt/result.h"
+#include "hmtt/store/scratch.h"
 
 namespace hmtt::store {
 
@@ -222,16 +223,16 @@ class ChunkColumns {
   std::uint64_t a_first_ = 0;
   std::array<std::uint64_t, kChunkColumns> base_ = {};
   std::array<std::uint8_t, kChunkColumns> width_ = {};
-  std::vector<std::uint64_t> tdelta_;
-  std::vector<std::uint8_t> time_plane_;  // column 0's one plane, written by the loop when it fits a byte
-  std::vector<std::uint32_t> size_;
-  std::vector<std::uint16_t> source_;
-  std::vector<std::uint8_t> ko_;
-  std::vector<std::uint8_t> residuals_;  // LEB128 varints
-  std::vector<std::uint64_t> diffs_;     // residual differences before the shift
+  ScratchVector<std::uint64_t> tdelta_;
+  ScratchVector<std::uint8_t> time_plane_;  // column 0's one plane, written by the loop when it fits a byte
+  ScratchVector<std::uint32_t> size_;
+  ScratchVector<std::uint16_t> source_;
+  ScratchVector<std::uint8_t> ko_;
+  ScratchVector<std::uint8_t> residuals_;  // LEB128 varints
+  ScratchVector<std::uint64_t> diffs_;     // residual differences before the shift
   std::uint8_t residual_shift_ = 0;
   std::size_t residual_bytes_ = 0;
-  std::vector<std::uint8_t> planes_;     // byte planes of columns 0, 2, 3, 4
+  ScratchVector<std::uint8_t> planes_;     // byte planes of columns 0, 2, 3, 4
   std::vector<std::span<const std::uint8_t>> plane_list_;
   detail::AddressModel model_;
 };
