@@ -80,7 +80,8 @@ void setup_compare(CLI::App& app, int& exit_code) {
   cmd->add_option("--limit", o->limit, "use at most this many references of each trace (0 = all)")
       ->capture_default_str();
   cmd->add_option("--max-error", o->max_error,
-                  "exit 3 when the mean hierarchy or LRU-sweep hit-ratio error exceeds this (e.g. 0.02)");
+                  "exit 3 when the mean hierarchy hit-ratio error (local: each level's hits over its own accesses) or "
+                  "the mean LRU-sweep error exceeds this (e.g. 0.02)");
   cmd->add_flag("--json", o->json, "print the results as JSON");
   cmd->add_option("-o,--output", o->output, "write the results to FILE instead of stdout");
   cmd->callback([o, &exit_code]() { exit_code = run_compare(*o); });

@@ -156,7 +156,8 @@ void setup_synth(CLI::App& app, int& exit_code) {
   cmd->add_option("--seed", o->seed, "pseudo-random seed (same seed, same trace)")->capture_default_str();
   cmd->add_option("--compare", o->compare_with, "judge the result against the original trace (as `hmtt compare`)");
   cmd->add_option("--max-error", o->max_error,
-                  "with --compare: exit 3 when the mean hierarchy or LRU-sweep hit-ratio error exceeds this");
+                  "with --compare: exit 3 when the mean hierarchy hit-ratio error (local: each level's hits over "
+                  "its own accesses) or the mean LRU-sweep error exceeds this");
   cmd->add_flag("--overwrite", o->overwrite, "replace an existing output");
   cmd->add_flag("--json", o->json, "print the summary as JSON");
   cmd->callback([o, &exit_code]() { exit_code = run_synth(*o); });
