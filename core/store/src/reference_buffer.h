@@ -2,15 +2,12 @@
 // Shared by the writer's chunk buffers and the reader's read-ahead slots.
 #pragma once
 
-#include <sys/mman.h>
-
-#include <algorithm>
 #include <cstddef>
 #include <cstdlib>
 #include <memory>
-#include <new>
 
 #include "hmtt/reference.h"
+#include "hmtt/store/scratch.h"
 
 namespace hmtt::store::detail {
 
@@ -19,28 +16,15 @@ namespace hmtt::store::detail {
 // is an aggregate, an implicit-lifetime type, so copying or decoding into the allocation creates
 // its objects.
 //
-// A buffer of 1 MiB or more (a default chunk's is 3 MB) is whole 2 MiB pages, advised for
-// transparent huge pages (a no-op where THP is off): filling it and reading it back then fault and
-// miss the TLB once per 2 MiB, not once per 4 KiB. store_bench's mix wrote 4-12 % more references
-// per second (2026-11-30); the read's page faults fell from 5,467 to about 1,400 for 20 M references
-// (2026-12-01; docs/benchmarks.md). Smaller buffers keep plain malloc rather than round up to 2 MiB.
+// It allocates with scratch_allocate: a buffer of 1 MiB or more (a default chunk's is 3 MB) is on
+// transparent huge pages. store_bench's mix wrote 4-12 % more references per second (2026-11-30);
+// `hmtt info --verify` of 20 M references took 2,410 page faults instead of 5,475 and 15 % less
+// CPU once the read's slots were these too (2026-12-01; docs/benchmarks.md).
 class ReferenceBuffer {
  public:
   ReferenceBuffer() = default;
-  explicit ReferenceBuffer(std::size_t n) : n_(n) {
-    constexpr std::size_t kHuge = std::size_t{2} << 20;
-    const std::size_t want = std::max<std::size_t>(1, n * sizeof(Reference));
-    if (want < kHuge / 2) {
-      p_.reset(static_cast<Reference*>(std::malloc(want)));
-    } else {
-      const std::size_t bytes = (want + kHuge - 1) / kHuge * kHuge;
-      p_.reset(static_cast<Reference*>(std::aligned_alloc(kHuge, bytes)));
-#ifdef MADV_HUGEPAGE
-      if (p_) (void)::madvise(p_.get(), bytes, MADV_HUGEPAGE);
-#endif
-    }
-    if (!p_) throw std::bad_alloc();
-  }
+  explicit ReferenceBuffer(std::size_t n)
+      : p_(static_cast<Reference*>(scratch_allocate(n * sizeof(Reference)))), n_(n) {}
   Reference* data() { return p_.get(); }
   const Reference* data() const { return p_.get(); }
   Reference& operator[](std::size_t i) { return p_.get()[i]; }

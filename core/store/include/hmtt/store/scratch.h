@@ -15,12 +15,31 @@
 
 namespace hmtt::store {
 
+// `bytes` (at least one) of uninitialised memory, to be released with std::free. An allocation of
+// 1 MiB or more is whole 2 MiB pages, advised for transparent huge pages (a no-op where THP is
+// off), so filling it faults and misses the TLB once per 2 MiB rather than once per 4 KiB; smaller
+// ones keep plain malloc rather than round up to 2 MiB. Throws std::bad_alloc.
+inline void* scratch_allocate(std::size_t bytes) {
+  constexpr std::size_t kHuge = std::size_t{2} << 20;
+  bytes = std::max<std::size_t>(1, bytes);
+  void* p = nullptr;
+  if (bytes < kHuge / 2) {
+    p = std::malloc(bytes);
+  } else {
+    const std::size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
+    p = std::aligned_alloc(kHuge, rounded);
+#ifdef MADV_HUGEPAGE
+    if (p) (void)::madvise(p, rounded, MADV_HUGEPAGE);
+#endif
+  }
+  if (!p) throw std::bad_alloc();
+  return p;
+}
+
 // An allocator for buffers that are always written before they are read (the split's columns and
 // planes). Its value-less construct() default-initialises, so resize() of a vector of integers
-// does not zero-fill what it adds; an allocation of 1 MiB or more is whole 2 MiB pages advised
-// for transparent huge pages (a no-op where THP is off), so filling it faults once per 2 MiB
-// rather than once per 4 KiB. A store writer's workers used to zero-fill and fault in about
-// 10 MB of these per writer (docs/benchmarks.md, stop 43).
+// does not zero-fill what it adds, and it allocates with scratch_allocate. A store writer's two
+// workers used to zero-fill and fault in about 10 MB of these (docs/benchmarks.md, stop 43).
 template <typename T>
 struct ScratchAllocator {
   using value_type = T;
@@ -29,21 +48,8 @@ struct ScratchAllocator {
   ScratchAllocator(const ScratchAllocator<U>&) noexcept {}
 
   T* allocate(std::size_t n) {
-    constexpr std::size_t kHuge = std::size_t{2} << 20;
     if (n > SIZE_MAX / sizeof(T)) throw std::bad_array_new_length();
-    const std::size_t bytes = std::max<std::size_t>(1, n * sizeof(T));
-    void* p = nullptr;
-    if (bytes < kHuge / 2) {
-      p = std::malloc(bytes);
-    } else {
-      const std::size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
-      p = std::aligned_alloc(kHuge, rounded);
-#ifdef MADV_HUGEPAGE
-      if (p) (void)::madvise(p, rounded, MADV_HUGEPAGE);
-#endif
-    }
-    if (!p) throw std::bad_alloc();
-    return static_cast<T*>(p);
+    return static_cast<T*>(scratch_allocate(n * sizeof(T)));
   }
   void deallocate(T* p, std::size_t) noexcept { std::free(p); }
 
