@@ -324,8 +324,9 @@ TEST_CASE("round trip: random runs, every field, every width") {
 }
 
 TEST_CASE("one ChunkColumns and buffer reused over chunks of every shape pack what fresh ones pack") {
-  // The split's scratch (ScratchVector) and the BLOB buffer are not cleared between chunks, nor
-  // zero-filled when they grow: what an earlier, wider chunk left in them must not reach a BLOB.
+  // Neither the split's scratch (ScratchVectors, never zero-filled) nor the BLOB buffer (zero-filled
+  // only when it grows) is cleared between chunks: what an earlier, wider chunk left in them must
+  // not reach a BLOB.
   std::mt19937_64 rng(7);
   ChunkColumns reused;
   std::vector<std::uint8_t> buffer;

@@ -18,8 +18,9 @@ namespace hmtt::store::detail {
 //
 // It allocates with scratch_allocate: a buffer of 1 MiB or more (a default chunk's is 3 MB) is on
 // transparent huge pages. store_bench's mix wrote 4-12 % more references per second (2026-11-30);
-// `hmtt info --verify` of 20 M references took 2,410 page faults instead of 5,475 and 15 % less
-// CPU once the read's slots were these too (2026-12-01; docs/benchmarks.md).
+// `hmtt info --verify` of 20 M references took 2,410 page faults instead of 5,475 and 10-15 % less
+// CPU once the read's slots were these too (2026-12-01; docs/benchmarks.md). (A ScratchVector of
+// References would not do: default-initialising a Reference runs its member initialisers.)
 class ReferenceBuffer {
  public:
   ReferenceBuffer() = default;
