@@ -9,8 +9,10 @@ namespace hmtt::host {
 
 namespace {
 
-// Decodes the records; false on any rule of docs/wire-format.md section 3 broken.
-bool records_ok(std::span<const std::uint8_t> b, const wire::FrameHeader& h, wire::DecodedFrame& out) {
+// Decodes the records, the references into `o` (room for h.count of them) and the rest into `out`;
+// false on any rule of docs/wire-format.md section 3 broken. `refs` is set to the references decoded.
+bool records_ok(std::span<const std::uint8_t> b, const wire::FrameHeader& h, wire::DecodedFrame& out, Reference* o,
+                std::size_t& refs) {
   const unsigned abits = h.addr_bits;
   const unsigned dbits = wire::duration_bits(abits);
   const std::uint64_t dmask = (std::uint64_t{1} << dbits) - 1;
@@ -22,9 +24,7 @@ bool records_ok(std::span<const std::uint8_t> b, const wire::FrameHeader& h, wir
   std::size_t report_left = 0;
   const std::size_t n = h.count;
   // References written through a pointer into room for every record (push_back kept the vector's
-  // end in memory, a load and a store per reference); cut to the references decoded at the end.
-  out.refs.resize(n);
-  Reference* o = out.refs.data();
+  // end in memory, a load and a store per reference); the caller cuts to the references decoded.
   std::size_t k = 0;
   const std::uint8_t* p = b.data() + wire::kHeaderBytes;
   // The record at p as a 40-bit value (8 bytes from a record's start stay inside the frame: the
@@ -107,35 +107,64 @@ bool records_ok(std::span<const std::uint8_t> b, const wire::FrameHeader& h, wir
         return false;
     }
   }
-  out.refs.resize(k);
+  refs = k;
   if (pending_overflow) return false;
   out.end_time = t;
   return true;
 }
 
-}  // namespace
-
-Status decode_link_frame(std::span<const std::uint8_t> b, wire::DecodedFrame& out) {
-  // Everything but the references' size: records_ok sizes them itself, and a vector reused at its
-  // last frame's size is not zero-filled again.
+// The header and length checks, then records_ok. `room(n)` gives room for n references.
+template <typename Room>
+bool frame_ok(std::span<const std::uint8_t> b, wire::DecodedFrame& out, Room room, std::size_t& refs) {
+  // Everything but the references: the caller's room holds them.
   out.events.clear();
   out.losses.clear();
   out.reports.clear();
   out.end_time = 0;
+  refs = 0;
   wire::FrameHeader h;
-  bool ok = wire::read_header(b, h) && wire::header_valid(h);
-  if (ok) {
-    out.header = h;
-    const std::size_t expect = wire::kHeaderBytes + wire::kRecordBytes * h.count + wire::kCrcBytes;
-    ok = b.size() == expect && wire::load_be32(&b[expect - wire::kCrcBytes]) == fast_crc32(b.first(expect - wire::kCrcBytes)) &&
-         records_ok(b, h, out);
-  }
-  if (ok) return Status::success();
-  // Rejected: the codec names the frame, record and field.
+  if (!wire::read_header(b, h) || !wire::header_valid(h)) return false;
+  out.header = h;
+  const std::size_t expect = wire::kHeaderBytes + wire::kRecordBytes * h.count + wire::kCrcBytes;
+  return b.size() == expect && wire::load_be32(&b[expect - wire::kCrcBytes]) == fast_crc32(b.first(expect - wire::kCrcBytes)) &&
+         records_ok(b, h, out, room(h.count), refs);
+}
+
+// Rejected: the codec names the frame, record and field.
+Status rejection(std::span<const std::uint8_t> b, wire::DecodedFrame& out) {
   Status s = wire::decode_frame(b, out);
   out.clear();
   if (s.ok()) return make_error("receiver: frame decoders disagree (accepted by the codec, rejected by the receiver)");
   return s;
+}
+
+}  // namespace
+
+Status decode_link_frame(std::span<const std::uint8_t> b, wire::DecodedFrame& out) {
+  // A vector reused at its last frame's size is not zero-filled again.
+  std::size_t refs = 0;
+  const bool ok = frame_ok(
+      b, out,
+      [&out](std::size_t n) {
+        out.refs.resize(n);
+        return out.refs.data();
+      },
+      refs);
+  out.refs.resize(refs);
+  if (ok) return Status::success();
+  return rejection(b, out);
+}
+
+Status decode_link_frame(std::span<const std::uint8_t> b, wire::DecodedFrame& side, std::span<Reference> room,
+                         std::size_t& refs) {
+  side.refs.clear();
+  refs = 0;
+  if (room.size() < wire::kMaxRecords)
+    return make_error("receiver: room for " + std::to_string(room.size()) + " references, less than a frame's " +
+                      std::to_string(wire::kMaxRecords));
+  if (frame_ok(b, side, [&room](std::size_t) { return room.data(); }, refs)) return Status::success();
+  refs = 0;
+  return rejection(b, side);
 }
 
 }  // namespace hmtt::host

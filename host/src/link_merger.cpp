@@ -1,13 +1,36 @@
 #include "hmtt/host/link_merger.h"
 
 #include <algorithm>
+#include <cstdlib>
+
+#include "hmtt/store/scratch.h"
 
 namespace hmtt::host {
 
+void FrameRooms::Free::operator()(Reference* p) const { std::free(p); }
+
+std::span<Reference> FrameRooms::take() {
+  static_assert(kRoomsPerBlock > 0);
+  if (used_ == kRoomsPerBlock) {
+    blocks_.emplace_back(static_cast<Reference*>(store::scratch_allocate(kBlockBytes)));
+    used_ = 0;
+  }
+  // Reference is an aggregate, an implicit-lifetime type: decoding into the allocation creates
+  // its objects (as in the store's ReferenceBuffer).
+  Reference* room = blocks_.back().get() + used_ * wire::kMaxRecords;
+  ++used_;
+  return {room, wire::kMaxRecords};
+}
+
 std::unique_ptr<PendingFrame> LinkMerger::take_frame() {
-  if (pool_.empty()) return std::make_unique<PendingFrame>();
+  if (pool_.empty()) {
+    auto f = std::make_unique<PendingFrame>();
+    f->room = rooms_.take();
+    return f;
+  }
   auto f = std::move(pool_.back());
   pool_.pop_back();
+  f->count = 0;
   f->next = 0;
   f->ext = 0;
   return f;
@@ -18,7 +41,7 @@ void LinkMerger::push(std::uint16_t id, std::unique_ptr<PendingFrame> frame) {
   if (!streams_[id]) streams_[id] = std::make_unique<Stream>();
   Stream& s = *streams_[id];
   if (s.queue.empty()) active_.push_back(id);
-  buffered_ += frame->frame.refs.size();
+  buffered_ += frame->count;
   // Frames almost always arrive in sequence order; a reordered one is inserted in place.
   auto pos = s.queue.end();
   while (pos != s.queue.begin() && (*(pos - 1))->ext > frame->ext) --pos;
@@ -26,7 +49,7 @@ void LinkMerger::push(std::uint16_t id, std::unique_ptr<PendingFrame> frame) {
 }
 
 Status LinkMerger::pop_done(Stream& s, MergeOutput& out) {
-  while (!s.queue.empty() && s.queue.front()->next >= s.queue.front()->frame.refs.size()) {
+  while (!s.queue.empty() && s.queue.front()->next >= s.queue.front()->count) {
     HMTT_TRY(out.on_frame_done(*s.queue.front()));
     pool_.push_back(std::move(s.queue.front()));
     s.queue.pop_front();
@@ -56,7 +79,7 @@ Status LinkMerger::run(std::uint64_t watermark, bool force_all, MergeOutput& out
     bool have_second = false;
     for (std::uint16_t id : active_) {
       const PendingFrame& f = *streams_[id]->queue.front();
-      const std::uint64_t t = f.frame.refs[f.next].time;
+      const std::uint64_t t = f.room[f.next].time;
       if (t < best_t || (t == best_t && id < best)) {
         if (best_t != UINT64_MAX) {
           second = best;
@@ -73,7 +96,7 @@ Status LinkMerger::run(std::uint64_t watermark, bool force_all, MergeOutput& out
     }
     if (!force && best_t >= watermark) return Status::success();
     PendingFrame& f = *streams_[best]->queue.front();
-    const auto& refs = f.frame.refs;
+    const std::span<const Reference> refs = f.refs();
     const auto begin = refs.begin() + static_cast<std::ptrdiff_t>(f.next);
     auto by_time = [](const Reference& r, std::uint64_t t) { return r.time < t; };
     auto time_by = [](std::uint64_t t, const Reference& r) { return t < r.time; };

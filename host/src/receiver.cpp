@@ -108,8 +108,11 @@ Status Receiver::accept(const FrameBatch& batch, std::uint64_t now_ns) {
       count_bad(raw.port, bytes, raw.reason);
       continue;
     }
-    auto pf = merger_.take_frame();
-    Status s = decode_link_frame(bytes, pf->frame);
+    // Decoded into the spare frame, which only the merge consumes: a frame dropped here keeps
+    // its room for the next one.
+    if (!spare_) spare_ = merger_.take_frame();
+    PendingFrame* pf = spare_.get();
+    Status s = decode_link_frame(bytes, pf->frame, pf->room, pf->count);
     if (!s.ok()) {
       count_bad(raw.port, bytes, s.error().message);
       continue;
@@ -140,10 +143,10 @@ Status Receiver::accept(const FrameBatch& batch, std::uint64_t now_ns) {
     c.events += pf->frame.events.size();
     c.reports += pf->frame.reports.size();
     c.last_time = std::max(c.last_time, pf->frame.end_time);
-    if (v == SequenceVerdict::Stale || merger_.too_late(pf->frame)) {
+    if (v == SequenceVerdict::Stale || merger_.too_late(*pf)) {
       ++c.too_late_frames;
-      c.too_late_refs += pf->frame.refs.size();
-      totals_.too_late_refs += pf->frame.refs.size();
+      c.too_late_refs += pf->count;
+      totals_.too_late_refs += pf->count;
       if (v != SequenceVerdict::Late && v != SequenceVerdict::Stale) st.tracker.mark_lost(pf->ext, h.base_time);
       side_items(pf->frame);
       continue;
@@ -151,11 +154,11 @@ Status Receiver::accept(const FrameBatch& batch, std::uint64_t now_ns) {
     if (v == SequenceVerdict::Late) st.tracker.fill(pf->ext);
     ++c.frames;
     c.records += h.count;
-    c.references += pf->frame.refs.size();
+    c.references += pf->count;
     ++totals_.frames;
     totals_.bytes += bytes.size();
     st.watermark = std::max(st.watermark, pf->frame.end_time);
-    merger_.push(id, std::move(pf));
+    merger_.push(id, std::move(spare_));
   }
   HMTT_TRY(merger_.release(watermark(now_ns), *this));
   HMTT_TRY(finalize_gaps(false));

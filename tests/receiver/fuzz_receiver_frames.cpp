@@ -5,6 +5,7 @@
 // horizon, live or file mode by the first byte). Checks: no crash or hang, the
 // merged stream is in time order, and every reference of an accepted frame is
 // either released or counted as too late.
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 
@@ -23,7 +24,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   host::MemoryCaptureSink sink;
   host::Receiver rx(sink, o);
   host::FrameBatch batch;
-  wire::DecodedFrame a, b;
+  wire::DecodedFrame a, b, side;
+  std::vector<Reference> room(wire::kMaxRecords);
+  std::size_t in_room = 0;
   std::uint64_t now = 1, accepted_refs = 0;
   std::size_t at = 1;
   while (at + 3 <= size) {
@@ -35,10 +38,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     at += n;
     const Status s1 = wire::decode_frame(frame, a);
     const Status s2 = host::decode_link_frame(frame, b);
-    if (s1.ok() != s2.ok()) std::abort();
+    const Status s3 = host::decode_link_frame(frame, side, room, in_room);
+    if (s1.ok() != s2.ok() || s1.ok() != s3.ok()) std::abort();
     if (s1.ok() && (a.refs != b.refs || a.events != b.events || a.losses != b.losses || a.reports != b.reports ||
                     a.end_time != b.end_time || !(a.header == b.header)))
       std::abort();
+    if (s1.ok() && (in_room != a.refs.size() || !std::equal(a.refs.begin(), a.refs.end(), room.begin()) ||
+                    a.events != side.events || a.losses != side.losses || a.reports != side.reports ||
+                    a.end_time != side.end_time || !(a.header == side.header)))
+      std::abort();
+    if (!s1.ok() && (in_room != 0 || s1.error().message != s3.error().message)) std::abort();
     batch.clear();
     batch.add(frame, port, now);
     if (!rx.accept(batch, now).ok()) std::abort();

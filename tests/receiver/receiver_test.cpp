@@ -78,7 +78,9 @@ TEST_CASE("the receiver's frame decoder accepts and rejects exactly what the cod
     return c;
   }());
   std::mt19937_64 rng(9);
-  wire::DecodedFrame a, b;
+  wire::DecodedFrame a, b, side;
+  std::vector<Reference> room(wire::kMaxRecords);
+  std::size_t in_room = 0;
   std::size_t accepted = 0, rejected = 0;
   for (std::size_t i = 0; i < t.frames.size(); ++i) {
     auto bytes = t.frames[i].bytes;
@@ -89,7 +91,12 @@ TEST_CASE("the receiver's frame decoder accepts and rejects exactly what the cod
     }
     const Status s1 = wire::decode_frame(bytes, a);
     const Status s2 = decode_link_frame(bytes, b);
+    // The receiver's way: the references into a room (left holding the last frame's, as a pooled
+    // frame's is), the rest into a frame.
+    const Status s3 = decode_link_frame(bytes, side, room, in_room);
     REQUIRE(s1.ok() == s2.ok());
+    REQUIRE(s1.ok() == s3.ok());
+    CHECK(side.refs.empty());
     if (s1.ok()) {
       ++accepted;
       CHECK(a.header == b.header);
@@ -98,13 +105,63 @@ TEST_CASE("the receiver's frame decoder accepts and rejects exactly what the cod
       CHECK(a.losses == b.losses);
       CHECK(a.reports == b.reports);
       CHECK(a.end_time == b.end_time);
+      CHECK(side.header == a.header);
+      REQUIRE(in_room == a.refs.size());
+      CHECK(std::equal(a.refs.begin(), a.refs.end(), room.begin()));
+      CHECK(side.events == a.events);
+      CHECK(side.losses == a.losses);
+      CHECK(side.reports == a.reports);
+      CHECK(side.end_time == a.end_time);
     } else {
       ++rejected;
       CHECK(s1.error().message == s2.error().message);
+      CHECK(s1.error().message == s3.error().message);
+      CHECK(in_room == 0);
     }
   }
   CHECK(accepted > 100);
   CHECK(rejected > 100);
+}
+
+TEST_CASE("the frame decoder refuses a room smaller than a frame's most references") {
+  auto t = test::make_traffic(1, 1, 2000, 3);
+  REQUIRE(!t.frames.empty());
+  std::vector<Reference> small(wire::kMaxRecords - 1);
+  wire::DecodedFrame side;
+  std::size_t n = 99;
+  const Status s = decode_link_frame(t.frames[0].bytes, side, small, n);
+  REQUIRE(!s.ok());
+  CHECK(s.error().message.find("room for 287 references") != std::string::npos);
+  CHECK(n == 0);
+}
+
+TEST_CASE("frames the receiver drops (bad, duplicate, too late) give their room to the next frame") {
+  // A merge of one link holds nothing, so only the spare frame's room is in use: 20,000 dropped
+  // frames must not take a room each (they would take 66 blocks of 2 MiB).
+  auto t = test::make_traffic(1, 1, 3000, 21);
+  REQUIRE(t.frames.size() > 10);
+  MemoryCaptureSink sink;
+  Receiver rx(sink, {});
+  FrameBatch batch;
+  std::uint64_t now = 1;
+  test::to_batch(t.frames, 0, t.frames.size(), batch);
+  REQUIRE(rx.accept(batch, now).ok());
+  const std::size_t blocks = rx.room_blocks();
+  CHECK(blocks == 1);
+  for (int k = 0; k < 20000; ++k) {
+    auto bytes = t.frames[static_cast<std::size_t>(k) % t.frames.size()].bytes;
+    if (k % 2) bytes[bytes.size() - 1] ^= 1;  // a bad CRC; else a duplicate
+    batch.clear();
+    batch.add(bytes, t.frames[0].port(), ++now);
+    REQUIRE(rx.accept(batch, now).ok());
+  }
+  CHECK(rx.room_blocks() == blocks);
+  CHECK(rx.totals().bad_frames == 10000);
+  std::uint64_t dup = 0;
+  for (const auto& l : rx.links()) dup += l.duplicate_frames;
+  CHECK(dup == 10000);
+  REQUIRE(rx.finish().ok());
+  CHECK(sink.references().size() == 3000);
 }
 
 TEST_CASE("clean traffic: the merge is the boards' ground truth, every counter zero") {

@@ -19,4 +19,10 @@ namespace hmtt::host {
 
 Status decode_link_frame(std::span<const std::uint8_t> bytes, wire::DecodedFrame& out);
 
+// The same, with the references written into `room` (at least wire::kMaxRecords of them, else an
+// error) instead of side.refs, which is left empty; `refs` is set to how many (0 on a rejection).
+// The receiver decodes into the merge's rooms this way (see FrameRooms in link_merger.h).
+Status decode_link_frame(std::span<const std::uint8_t> bytes, wire::DecodedFrame& side, std::span<Reference> room,
+                         std::size_t& refs);
+
 }  // namespace hmtt::host

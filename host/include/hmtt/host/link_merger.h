@@ -27,10 +27,41 @@
 
 namespace hmtt::host {
 
+// A decoded frame the merge holds. Its references are in `room` (from the merger's FrameRooms);
+// frame.refs stays empty.
 struct PendingFrame {
-  wire::DecodedFrame frame;
-  std::uint64_t ext = 0;  // widened sequence number
-  std::size_t next = 0;   // next reference to release
+  wire::DecodedFrame frame;  // header, events, losses, reports, end_time
+  std::span<Reference> room;  // wire::kMaxRecords references' room
+  std::size_t count = 0;      // references decoded into room
+  std::uint64_t ext = 0;      // widened sequence number
+  std::size_t next = 0;       // next reference to release
+
+  std::span<const Reference> refs() const { return room.first(count); }
+};
+
+// Room for the references of the frames the merge holds: blocks of whole 2 MiB pages
+// (store::scratch_allocate: uninitialised, advised for transparent huge pages), each cut into
+// rooms of wire::kMaxRecords references. A room lasts as long as the FrameRooms; frames are pooled
+// and reuse theirs.
+//
+// Why: in a file, the merge holds its 4 M-reference horizon (96 MiB) before it releases anything.
+// Held in each frame's std::vector, that memory was malloc'd, zero-filled and faulted in 4 KiB at a
+// time; about 25,000 page faults, a fifth of a 50 M-reference pcap ingest's main thread on a
+// paravirtualised VM (docs/benchmarks.md, "Receiver", stop 44).
+class FrameRooms {
+ public:
+  static constexpr std::size_t kBlockBytes = std::size_t{2} << 20;
+  static constexpr std::size_t kRoomsPerBlock = kBlockBytes / (wire::kMaxRecords * sizeof(Reference));
+
+  std::span<Reference> take();
+  std::size_t blocks() const { return blocks_.size(); }
+
+ private:
+  struct Free {
+    void operator()(Reference* p) const;
+  };
+  std::vector<std::unique_ptr<Reference, Free>> blocks_;
+  std::size_t used_ = kRoomsPerBlock;  // rooms taken from the last block
 };
 
 // Where the merge goes: references in order, and each frame once all its references are out
@@ -51,8 +82,8 @@ class LinkMerger {
     return static_cast<std::uint16_t>(4 * board + link);
   }
   // True if the frame's first reference is earlier than the frontier.
-  bool too_late(const wire::DecodedFrame& f) const {
-    return released_any_ && !f.refs.empty() && f.refs.front().time < frontier_;
+  bool too_late(const PendingFrame& f) const {
+    return released_any_ && f.count > 0 && f.room[0].time < frontier_;
   }
   // Queues a frame (not too late) of stream `id`, in sequence order.
   void push(std::uint16_t id, std::unique_ptr<PendingFrame> frame);
@@ -65,8 +96,10 @@ class LinkMerger {
   std::size_t buffered_refs() const { return buffered_; }
   // True once more than the horizon has been buffered (and the merge forced to release).
   bool reached_horizon() const { return reached_horizon_; }
-  // A reusable frame (from a pool of released ones).
+  // A reusable frame (from a pool of released ones, else a new one with a new room).
   std::unique_ptr<PendingFrame> take_frame();
+  // Blocks of room taken so far (2 MiB each).
+  std::size_t room_blocks() const { return rooms_.blocks(); }
 
  private:
   struct Stream {
@@ -76,6 +109,7 @@ class LinkMerger {
   Status pop_done(Stream& s, MergeOutput& out);
 
   std::size_t horizon_;
+  FrameRooms rooms_;  // before the frames, which point into it
   std::vector<std::unique_ptr<Stream>> streams_;
   std::vector<std::uint16_t> active_;  // ids with a non-empty queue
   std::vector<std::unique_ptr<PendingFrame>> pool_;

@@ -98,6 +98,8 @@ class Receiver final : private MergeOutput {
   const ReceiverTotals& totals() const { return totals_; }
   std::uint64_t frontier() const { return merger_.frontier(); }
   std::size_t buffered_refs() const { return merger_.buffered_refs(); }
+  // 2 MiB blocks of room the merge has taken for frames' references (see FrameRooms).
+  std::size_t room_blocks() const { return merger_.room_blocks(); }
   // Board clock (kHz) of the first accepted frame; 0 before any.
   std::uint32_t clock_khz() const { return clock_khz_; }
   CaptureSink& sink() { return sink_; }
@@ -125,6 +127,7 @@ class Receiver final : private MergeOutput {
   CaptureSink& sink_;
   ReceiverOptions options_;
   LinkMerger merger_;
+  std::unique_ptr<PendingFrame> spare_;  // the frame the next one decodes into
   std::vector<StreamState> streams_;                  // by stream id
   std::vector<std::int32_t> port_stream_;             // port -> stream id learned from good frames, -1
   std::vector<std::uint16_t> expected_unseen_;
