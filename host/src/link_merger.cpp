@@ -10,9 +10,10 @@ namespace hmtt::host {
 void FrameRooms::Free::operator()(Reference* p) const { std::free(p); }
 
 std::span<Reference> FrameRooms::take() {
-  static_assert(kRoomsPerBlock > 0);
-  if (used_ == kRoomsPerBlock) {
-    blocks_.emplace_back(static_cast<Reference*>(store::scratch_allocate(kBlockBytes)));
+  static_assert(kRoomsPerBlock > kFirstBlockRooms && kFirstBlockRooms * kRoomBytes < kBlockBytes / 2);
+  if (used_ == rooms_) {
+    rooms_ = blocks_.empty() ? kFirstBlockRooms : kRoomsPerBlock;
+    blocks_.emplace_back(static_cast<Reference*>(store::scratch_allocate(rooms_ * kRoomBytes)));
     used_ = 0;
   }
   // Reference is an aggregate, an implicit-lifetime type: decoding into the allocation creates

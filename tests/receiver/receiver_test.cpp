@@ -136,8 +136,9 @@ TEST_CASE("the frame decoder refuses a room smaller than a frame's most referenc
 }
 
 TEST_CASE("frames the receiver drops (bad, duplicate, too late) give their room to the next frame") {
-  // A merge of one link holds nothing, so only the spare frame's room is in use: 20,000 dropped
-  // frames must not take a room each (they would take 66 blocks of 2 MiB).
+  // The traffic's frames stay held (a file's merge holds until its horizon) and the spare frame
+  // has one more room, all in the first block: 20,000 dropped frames must not take a room each
+  // (they would take 67 blocks).
   auto t = test::make_traffic(1, 1, 3000, 21);
   REQUIRE(t.frames.size() > 10);
   MemoryCaptureSink sink;

@@ -48,10 +48,15 @@ struct PendingFrame {
 // Held in each frame's std::vector, that memory was malloc'd, zero-filled and faulted in 4 KiB at a
 // time; about 25,000 page faults, a fifth of a 50 M-reference pcap ingest's main thread on a
 // paravirtualised VM (docs/benchmarks.md, "Receiver", stop 44).
+//
+// The first block is small (32 rooms, 216 KiB, plain malloc): a short capture, a test or a fuzz
+// input takes a few frames, and a 2 MiB huge page is zeroed whole when first touched.
 class FrameRooms {
  public:
+  static constexpr std::size_t kRoomBytes = wire::kMaxRecords * sizeof(Reference);
   static constexpr std::size_t kBlockBytes = std::size_t{2} << 20;
-  static constexpr std::size_t kRoomsPerBlock = kBlockBytes / (wire::kMaxRecords * sizeof(Reference));
+  static constexpr std::size_t kRoomsPerBlock = kBlockBytes / kRoomBytes;
+  static constexpr std::size_t kFirstBlockRooms = 32;
 
   std::span<Reference> take();
   std::size_t blocks() const { return blocks_.size(); }
@@ -61,7 +66,8 @@ class FrameRooms {
     void operator()(Reference* p) const;
   };
   std::vector<std::unique_ptr<Reference, Free>> blocks_;
-  std::size_t used_ = kRoomsPerBlock;  // rooms taken from the last block
+  std::size_t rooms_ = 0;  // rooms in the last block
+  std::size_t used_ = 0;   // rooms taken from it
 };
 
 // Where the merge goes: references in order, and each frame once all its references are out
@@ -98,7 +104,7 @@ class LinkMerger {
   bool reached_horizon() const { return reached_horizon_; }
   // A reusable frame (from a pool of released ones, else a new one with a new room).
   std::unique_ptr<PendingFrame> take_frame();
-  // Blocks of room taken so far (2 MiB each).
+  // Blocks of room taken so far.
   std::size_t room_blocks() const { return rooms_.blocks(); }
 
  private:

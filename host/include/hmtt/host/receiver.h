@@ -98,7 +98,7 @@ class Receiver final : private MergeOutput {
   const ReceiverTotals& totals() const { return totals_; }
   std::uint64_t frontier() const { return merger_.frontier(); }
   std::size_t buffered_refs() const { return merger_.buffered_refs(); }
-  // 2 MiB blocks of room the merge has taken for frames' references (see FrameRooms).
+  // Blocks of room the merge has taken for frames' references (see FrameRooms).
   std::size_t room_blocks() const { return merger_.room_blocks(); }
   // Board clock (kHz) of the first accepted frame; 0 before any.
   std::uint32_t clock_khz() const { return clock_khz_; }
