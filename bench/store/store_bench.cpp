@@ -302,7 +302,7 @@ Figures run(const std::string& name, const std::vector<Reference>& refs, const R
   // Chunk codec alone, one thread.
   {
     store::ChunkColumns cols;
-    std::vector<std::uint8_t> blob;
+    store::ScratchVector<std::uint8_t> blob;
     std::vector<std::vector<std::uint8_t>> blobs;
     blobs.reserve(refs.size() / chunk_refs + 1);
     auto t0 = Clock::now();

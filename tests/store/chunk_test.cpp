@@ -324,12 +324,11 @@ TEST_CASE("round trip: random runs, every field, every width") {
 }
 
 TEST_CASE("one ChunkColumns and buffer reused over chunks of every shape pack what fresh ones pack") {
-  // Neither the split's scratch (ScratchVectors, never zero-filled) nor the BLOB buffer (zero-filled
-  // only when it grows) is cleared between chunks: what an earlier, wider chunk left in them must
-  // not reach a BLOB.
+  // Neither the split's scratch nor the BLOB buffer (ScratchVectors, never zero-filled) is cleared
+  // between chunks: what an earlier, wider chunk left in them must not reach a BLOB.
   std::mt19937_64 rng(7);
   ChunkColumns reused;
-  std::vector<std::uint8_t> buffer;
+  ScratchVector<std::uint8_t> buffer;
   for (int trial = 0; trial < 60; ++trial) {
     CAPTURE(trial);
     // Big and wide, then small and narrow, and back: every column's width and every plane's
@@ -352,7 +351,7 @@ TEST_CASE("one ChunkColumns and buffer reused over chunks of every shape pack wh
     REQUIRE(reused.split(refs).ok());
     const std::size_t len = pack_chunk(reused, 1, buffer);
     ChunkColumns fresh;
-    std::vector<std::uint8_t> fresh_buffer;
+    ScratchVector<std::uint8_t> fresh_buffer;
     REQUIRE(fresh.split(refs).ok());
     const std::size_t fresh_len = pack_chunk(fresh, 1, fresh_buffer);
     REQUIRE(len == fresh_len);
@@ -507,7 +506,7 @@ TEST_CASE("split with the writer's summary packs the same BLOB and stats as with
       ChunkColumns plain, summarised;
       REQUIRE(plain.split(refs).ok());
       REQUIRE(summarised.split(refs, true, &summary).ok());
-      std::vector<std::uint8_t> b1, b2;
+      ScratchVector<std::uint8_t> b1, b2;
       const std::size_t l1 = pack_chunk(plain, 1, b1), l2 = pack_chunk(summarised, 1, b2);
       REQUIRE(l1 == l2);
       CHECK(std::memcmp(b1.data(), b2.data(), l1) == 0);

@@ -1048,7 +1048,7 @@ Status ChunkColumns::split(std::span<const Reference> refs, bool checked, const 
 // The second probe of a plane that the first (4 KiB) would pack; at most the plane (over 64 KiB here).
 constexpr int kWideProbeBytes = 16384;
 
-std::size_t pack_chunk(const ChunkColumns& columns, int acceleration, std::vector<std::uint8_t>& blob) {
+std::size_t pack_chunk(const ChunkColumns& columns, int acceleration, ScratchVector<std::uint8_t>& blob) {
   const std::size_t n = columns.stats().refs;
   const std::size_t planes = columns.plane_count();
   const std::size_t tables = kChunkHeaderBytes + kChunkColumns * kColumnEntryBytes + planes * kPlaneEntryBytes;
@@ -1162,10 +1162,9 @@ Status encode_chunk(std::span<const Reference> refs, std::vector<std::uint8_t>& 
                     ChunkStats* stats) {
   ChunkColumns columns;
   HMTT_TRY(columns.split(refs));
-  std::vector<std::uint8_t> buffer;
-  std::size_t len = pack_chunk(columns, acceleration, buffer);
-  buffer.resize(len);
-  blob = std::move(buffer);
+  ScratchVector<std::uint8_t> buffer;
+  const std::size_t len = pack_chunk(columns, acceleration, buffer);
+  blob.assign(buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(len));
   if (stats) *stats = columns.stats();
   return Status::success();
 }

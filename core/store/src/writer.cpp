@@ -62,7 +62,7 @@ struct StoreWriter::Impl {
   // A chunk between its split and its commit.
   struct Packed {
     ChunkStats stats;
-    std::vector<std::uint8_t> blob;
+    ScratchVector<std::uint8_t> blob;  // not zero-filled, on huge pages (24 of them, ~1-3 MB each)
     std::size_t len = 0;
     Status status;  // the split's error, if any
   };
@@ -79,7 +79,7 @@ struct StoreWriter::Impl {
   Error worker_error;
   std::vector<std::thread> workers;
   ChunkColumns inline_cols;  // background == false
-  std::vector<std::uint8_t> inline_blob;
+  ScratchVector<std::uint8_t> inline_blob;
 
   std::atomic<std::uint64_t> committed_chunks{0};
   std::atomic<std::uint64_t> committed_refs{0};
@@ -88,7 +88,7 @@ struct StoreWriter::Impl {
 
   ~Impl() { stop_workers(); }
 
-  Status encode_and_commit(const Job& job, ChunkColumns& cols, std::vector<std::uint8_t>& blob);
+  Status encode_and_commit(const Job& job, ChunkColumns& cols, ScratchVector<std::uint8_t>& blob);
   Status commit(std::uint64_t id, const ChunkStats& s, std::span<const std::uint8_t> blob);
   void run_worker();
   void run_committer();
@@ -126,7 +126,7 @@ Status StoreWriter::Impl::commit(std::uint64_t id, const ChunkStats& s, std::spa
 }
 
 // Without background threads: split, pack and commit on the caller's thread.
-Status StoreWriter::Impl::encode_and_commit(const Job& job, ChunkColumns& cols, std::vector<std::uint8_t>& blob) {
+Status StoreWriter::Impl::encode_and_commit(const Job& job, ChunkColumns& cols, ScratchVector<std::uint8_t>& blob) {
   Status st = cols.split({job.refs->data(), job.n}, true, &job.summary);  // write() checked them
   if (!st) return make_error(db.path() + ": chunk " + std::to_string(job.seq) + ": " + st.error().message);
   const std::size_t len = pack_chunk(cols, opt.lz4_acceleration, blob);

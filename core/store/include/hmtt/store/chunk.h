@@ -239,8 +239,9 @@ class ChunkColumns {
 
 // Stage 2: compresses planes and lays out the BLOB at the front of `buffer`
 // (grown as needed, never shrunk, so a writer reuses it); returns the BLOB's length.
-// acceleration is LZ4_compress_fast's (1 = LZ4_compress_default).
-std::size_t pack_chunk(const ChunkColumns& columns, int acceleration, std::vector<std::uint8_t>& buffer);
+// acceleration is LZ4_compress_fast's (1 = LZ4_compress_default). Every byte of the BLOB is
+// written; what lies past it in `buffer` is not (a ScratchVector is not zero-filled when it grows).
+std::size_t pack_chunk(const ChunkColumns& columns, int acceleration, ScratchVector<std::uint8_t>& buffer);
 
 // Convenience: both stages.
 Status encode_chunk(std::span<const Reference> refs, std::vector<std::uint8_t>& blob, int acceleration = 1,
