@@ -29,6 +29,7 @@ struct CaptureArgs {
   bool json = false;
   bool force = false;
   bool no_udp_checksum = false;
+  bool no_sync = false;
   std::string bind = "0.0.0.0";
   int rcvbuf_mb = 64;
   std::size_t horizon = std::size_t{1} << 22;
@@ -45,9 +46,10 @@ std::string human_rate(double v) {
   return b;
 }
 
-[[maybe_unused]] nlohmann::json to_json(const host::CaptureStatus& s, const std::string& output) {
+[[maybe_unused]] nlohmann::json to_json(const host::CaptureStatus& s, const std::string& output, bool sync) {
   nlohmann::json j;
   j["output"] = output;
+  j["sync"] = sync;  // false: written with --no-sync (no fdatasync)
   j["elapsed_s"] = s.elapsed_s;
   j["interrupted"] = s.interrupted;
   j["packets"] = s.packets;
@@ -84,9 +86,11 @@ std::string human_rate(double v) {
   return j;
 }
 
-[[maybe_unused]] void print_summary(const host::CaptureStatus& s, const std::string& output, const std::vector<std::string>& bad) {
-  std::printf("capture %s: %.1f s%s\n", output.c_str(), s.elapsed_s,
-              s.interrupted ? (s.signal_number == SIGTERM ? " (stopped by SIGTERM)" : " (stopped by SIGINT)") : "");
+[[maybe_unused]] void print_summary(const host::CaptureStatus& s, const std::string& output, const std::vector<std::string>& bad,
+                                    bool sync) {
+  std::printf("capture %s: %.1f s%s%s\n", output.c_str(), s.elapsed_s,
+              s.interrupted ? (s.signal_number == SIGTERM ? " (stopped by SIGTERM)" : " (stopped by SIGINT)") : "",
+              sync ? "" : " (written without fdatasync: --no-sync)");
   std::printf("  %" PRIu64 " references in %" PRIu64 " frames, %sreferences/s, %" PRIu64 " packets, %" PRIu64
               " not HMTT, %" PRIu64 " dropped by the kernel\n",
               s.totals.references_out, s.totals.frames,
@@ -147,6 +151,7 @@ int run_capture_verb(const CaptureArgs& a) {
   info.description = "hmtt capture";
   store::WriterOptions wo;
   wo.overwrite = a.force;
+  wo.sync = !a.no_sync;
   auto sink = host::StoreCaptureSink::create(a.output, info, wo);
   if (!sink) return app::fail("capture", sink.error());
   host::ReceiverOptions ro;
@@ -182,9 +187,9 @@ int run_capture_verb(const CaptureArgs& a) {
   progress.finish();
   if (!result) return app::fail("capture", result.error());
   if (a.json)
-    std::printf("%s\n", to_json(*result, a.output).dump(2).c_str());
+    std::printf("%s\n", to_json(*result, a.output, !a.no_sync).dump(2).c_str());
   else
-    print_summary(*result, a.output, rx.bad_samples());
+    print_summary(*result, a.output, rx.bad_samples(), !a.no_sync);
   return app::kExitOk;
 #else
   (void)live;
@@ -208,6 +213,9 @@ void setup_capture(CLI::App& app, int& exit_code) {
   cmd->add_flag("-f,--force", args->force, "replace an existing output file");
   cmd->add_flag("--no-udp-checksum", args->no_udp_checksum,
                 "do not check UDP checksums in --pcap files recorded on the sending host (checksum offload)");
+  cmd->add_flag("--no-sync", args->no_sync,
+                "do not wait for the disk (no fdatasync; faster): a killed capture still keeps every committed "
+                "chunk, but a power cut or a kernel crash may lose or corrupt the file (docs/store.md, \"Durability\")");
   cmd->add_option("--bind", args->bind, "address the UDP sockets bind to")->capture_default_str();
   cmd->add_option("--rcvbuf-mb", args->rcvbuf_mb, "socket receive buffer per link, MiB")->capture_default_str();
   cmd->add_option("--horizon", args->horizon, "references the merge may hold for a slow link (24 bytes each)")

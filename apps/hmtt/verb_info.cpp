@@ -60,6 +60,9 @@ int run_info(const InfoOptions& opt) {
   auto events = r.events();
   if (!events) return app::fail("info", events.error());
   const store::Summary& s = *summary;
+  // Written without fdatasync (`hmtt capture --no-sync`, WriterOptions::sync off): meta sync = off.
+  const auto sync_mode = r.meta("sync");
+  const bool synced = !(sync_mode && *sync_mode == "off");
   const store::CaptureInfo& info = r.info();
 
   struct EventCount {
@@ -118,6 +121,7 @@ int run_info(const InfoOptions& opt) {
     j["ddr_standard"] = info.ddr_standard;
     j["tick_ps"] = info.tick_ps;
     j["finished"] = s.finished;
+    j["synced"] = synced;
     j["references"] = s.references;
     nlohmann::ordered_json kinds;
     for (int k = 0; k < kKindCount; ++k) kinds[std::string(kind_name(static_cast<Kind>(k)))] = s.by_kind[k];
@@ -167,7 +171,8 @@ int run_info(const InfoOptions& opt) {
   std::printf("file         %s\n", opt.file.c_str());
   std::printf("source       %s%s%s\n", info.source.empty() ? "-" : info.source.c_str(),
               info.ddr_standard.empty() ? "" : ", ", info.ddr_standard.c_str());
-  std::printf("state        %s\n", s.finished ? "finished" : "interrupted (writer did not finish; committed chunks only)");
+  std::printf("state        %s%s\n", s.finished ? "finished" : "interrupted (writer did not finish; committed chunks only)",
+              synced ? "" : ", written without fdatasync (--no-sync)");
   std::printf("references   %" PRIu64 "\n", s.references);
   for (int k = 0; k < kKindCount; ++k) {
     std::printf("  %-10s %" PRIu64 "\n", std::string(kind_name(static_cast<Kind>(k))).c_str(), s.by_kind[k]);

@@ -28,10 +28,10 @@ class CountingSink final : public host::CaptureSink {
 };
 
 // A CountingSink, or after open() with a path, a new store there with a board capture's
-// metadata (5 ns ticks), replacing any file of that name.
+// metadata (5 ns ticks), replacing any file of that name; `sync` is WriterOptions::sync.
 class BenchSink {
  public:
-  Status open(const std::string& store_path) {
+  Status open(const std::string& store_path, bool sync = true) {
     if (store_path.empty()) return Status::success();
 #if HMTT_HOST_HAS_STORE
     store::CaptureInfo info;
@@ -39,6 +39,7 @@ class BenchSink {
     info.source = "board";
     store::WriterOptions wo;
     wo.overwrite = true;
+    wo.sync = sync;
     auto s = host::StoreCaptureSink::create(store_path, info, wo);
     if (!s) return s.error();
     store_ = std::move(*s);

@@ -41,13 +41,14 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 int main(int argc, char** argv) {
   const char* usage =
       "usage: receiver_ingest_bench FILE.pcap [--store OUT.hmtt] [--repeat N] [--threads 0|1] [--ingest-only]\n"
-      "                             [--horizon REFS] [--json]\n"
+      "                             [--horizon REFS] [--no-sync] [--json]\n"
       "pcap-file ingest (read, check, decode, merge, and with --store write the trace store) in references/s,\n"
       "beside plain LZ4 compression of the same file bytes measured in the same run (docs/benchmarks.md,\n"
       "\"Receiver\"). Each is run --repeat times (default 3) and the fastest run is printed, as JSON\n"
       "(with or without --json).\n"
       "--threads 0: no reader thread. --ingest-only: skip the LZ4 baseline (to profile the ingest alone).\n"
-      "--horizon: references the merge may hold (the receiver's default when not given).\n";
+      "--horizon: references the merge may hold (the receiver's default when not given).\n"
+      "--no-sync: the store is written without fdatasync (`hmtt capture --no-sync`).\n";
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
     std::fputs(usage, argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
@@ -60,11 +61,15 @@ int main(int argc, char** argv) {
   std::string store_path;
   int repeat = 3;
   host::ReceiverOptions ro;
-  bool threads = true, ingest_only = false;
+  bool threads = true, ingest_only = false, sync = true;
   for (int i = 2; i < argc; ++i) {
     const std::string k = argv[i];
     if (k == "--ingest-only") {
       ingest_only = true;
+      continue;
+    }
+    if (k == "--no-sync") {
+      sync = false;
       continue;
     }
     if (k == "--json") continue;  // the output is JSON already (every bench program takes --json)
@@ -137,7 +142,7 @@ int main(int argc, char** argv) {
     std::vector<std::unique_ptr<host::LinkSource>> sources;
     sources.push_back(std::move(*src));
     bench::BenchSink sink;
-    if (Status st = sink.open(store_path); !st) {
+    if (Status st = sink.open(store_path, sync); !st) {
       std::fprintf(stderr, "%s\n", st.error().message.c_str());
       return 1;
     }
@@ -161,8 +166,8 @@ int main(int argc, char** argv) {
   }
   const double refs = static_cast<double>(last.totals.references_out);
   const double mb = static_cast<double>(std::filesystem::file_size(path)) / 1e6;
-  std::printf("{\"file\": \"%s\", \"file_mb\": %.1f, \"references\": %.0f, \"sink\": \"%s\",\n", path.c_str(), mb, refs,
-              store_path.empty() ? "counting" : "store");
+  std::printf("{\"file\": \"%s\", \"file_mb\": %.1f, \"references\": %.0f, \"sink\": \"%s\", \"sync\": %s,\n",
+              path.c_str(), mb, refs, store_path.empty() ? "counting" : "store", sync ? "true" : "false");
   std::printf(" \"reader_thread\": %s, \"ingest_s\": %.3f, \"ingest_cpu_s\": %.3f, \"ingest_refs_per_s\": %.0f, "
               "\"ingest_refs_per_cpu_s\": %.0f, \"ingest_mb_per_s\": %.1f,\n",
               threads ? "true" : "false", best, best_cpu, refs / best, refs / best_cpu, mb / best);

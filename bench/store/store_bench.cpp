@@ -11,10 +11,12 @@
 // trace of a real program (gzip compressing a generated text), parsed here.
 //
 // Usage: store_bench [--refs N] [--lackey-refs N] [--lackey-cache FILE] [--skip-mix] [--keep] [--dir DIR]
-//                    [--accel A] [--chunk-refs N] [--page-size B] [--repeat N] [--json]
+//                    [--accel A] [--chunk-refs N] [--page-size B] [--no-sync] [--repeat N] [--json]
 // --repeat N (default 3) runs every phase, the LZ4 baseline included, N times on the same data and
 // prints each phase's fastest run (wall clock) with that run's CPU time: the run least disturbed by
 // other work on the machine.
+// --no-sync writes the stores with WriterOptions::sync off (no fdatasync: the figure of `hmtt capture
+// --no-sync`; see docs/store.md, "Durability").
 // --keep leaves the written stores (DIR/bench-NAME.hmtt) for `hmtt info` and sqlite3.
 // --lackey-cache keeps the parsed lackey references in FILE (raw 24-byte records) for later runs.
 #include <lz4.h>
@@ -174,6 +176,7 @@ std::vector<std::uint64_t> pack8(const std::vector<Reference>& refs) {
 struct Figures {
   std::string name;
   std::uint64_t refs = 0;
+  bool sync = true;  // the store written with WriterOptions::sync (no --no-sync)
   double write_s = 0, read_s = 0, encode_s = 0, decode_s = 0;
   // Inside the write: create() and finish(); inside the codec's encode and decode: each stage
   // (ChunkColumns::split, pack_chunk; ChunkDecoder::load, next), summed over the chunks.
@@ -220,6 +223,7 @@ struct RunOptions {
   std::uint32_t page_size = 0;                             // --page-size: SQLite page size (0 = the writer's default)
   bool keep = false;                                       // --keep: leave the written stores in --dir
   bool write_only = false;                                 // --write-only: the store write phase alone (to profile it)
+  bool sync = true;                                        // --no-sync: WriterOptions::sync off
 };
 
 Figures run(const std::string& name, const std::vector<Reference>& refs, const RunOptions& o) {
@@ -227,6 +231,7 @@ Figures run(const std::string& name, const std::vector<Reference>& refs, const R
   const std::uint32_t chunk_refs = o.chunk_refs;
   Figures f;
   f.name = name;
+  f.sync = o.sync;
   f.load_before = load_average();
   f.refs = refs.size();
   const std::string path = dir + "/bench-" + name + ".hmtt";
@@ -237,6 +242,7 @@ Figures run(const std::string& name, const std::vector<Reference>& refs, const R
     opt.lz4_acceleration = o.accel;
     opt.chunk_refs = chunk_refs;
     if (o.page_size) opt.page_size = o.page_size;
+    opt.sync = o.sync;
     auto t0 = Clock::now();
     const double c0 = cpu_now();
     auto w = store::StoreWriter::create(path, {}, opt);
@@ -398,9 +404,9 @@ void print(const Figures& f, bool json, bool write_only) {
   if (json && write_only) {
     std::printf("{\"trace\":\"%s\",\"references\":%" PRIu64 ",\"load_average\":\"%s/%s\",\"store_write_refs_per_s\":%.0f,"
                 "\"store_write_refs_per_cpu_s\":%.0f,\"store_file_bytes\":%" PRIu64
-                ",\"store_create_ms\":%.2f,\"store_finish_ms\":%.2f,\"runs\":%d}\n",
+                ",\"store_create_ms\":%.2f,\"store_finish_ms\":%.2f,\"sync\":%s,\"runs\":%d}\n",
                 f.name.c_str(), f.refs, f.load_before.c_str(), f.load_after.c_str(), w, wc, f.file_bytes,
-                f.create_s * 1e3, f.finish_s * 1e3, f.runs);
+                f.create_s * 1e3, f.finish_s * 1e3, f.sync ? "true" : "false", f.runs);
     return;
   }
   if (json) {
@@ -414,16 +420,17 @@ void print(const Figures& f, bool json, bool write_only) {
         "\"store_chunk_bytes\":%" PRIu64 ",\"store_file_bytes\":%" PRIu64 ",\"lz4_bytes\":%" PRIu64
         ",\"size_vs_lz4\":%.4f,\"store_create_ms\":%.2f,\"store_finish_ms\":%.2f,\"split_ns_per_ref\":%.3f,"
         "\"pack_ns_per_ref\":%.3f,\"load_ns_per_ref\":%.3f,\"next_ns_per_ref\":%.3f,"
-        "\"writer_copy_ns_per_ref\":%.3f,\"writer_split_ns_per_ref\":%.3f,\"runs\":%d}\n",
+        "\"writer_copy_ns_per_ref\":%.3f,\"writer_split_ns_per_ref\":%.3f,\"sync\":%s,\"runs\":%d}\n",
         f.name.c_str(), f.refs, f.load_before.c_str(), f.load_after.c_str(), w, r, e, d, lc, ld, wc, rc, ec, dc, lcc,
         ldc, f.store_blob_bytes, f.file_bytes, f.lz4_bytes,
         static_cast<double>(f.store_blob_bytes) / static_cast<double>(f.lz4_bytes), f.create_s * 1e3, f.finish_s * 1e3,
         f.split_s / n * 1e9, f.pack_s / n * 1e9, f.load_s / n * 1e9, f.next_s / n * 1e9, f.copy_s / n * 1e9,
-        f.writer_split_s / n * 1e9, f.runs);
+        f.writer_split_s / n * 1e9, f.sync ? "true" : "false", f.runs);
     return;
   }
-  std::printf("%s: %.1f M references, fastest of %d runs per phase (load average %s before, %s after)\n",
-              f.name.c_str(), n / 1e6, f.runs, f.load_before.c_str(), f.load_after.c_str());
+  std::printf("%s: %.1f M references, fastest of %d runs per phase (load average %s before, %s after)%s\n",
+              f.name.c_str(), n / 1e6, f.runs, f.load_before.c_str(), f.load_after.c_str(),
+              f.sync ? "" : ", stores written without fdatasync (--no-sync)");
   std::printf("                 M refs/s wall   M refs/CPU-s   vs plain LZ4 (CPU)   target (wall, idle machine)\n");
   if (write_only) {
     std::printf("  store write    %12.1f   %12.1f   (--write-only: no baseline)    >= 100\n", w / 1e6, wc / 1e6);
@@ -486,6 +493,7 @@ int main(int argc, char** argv) {
     else if (a == "--skip-mix") skip_mix = true;
     else if (a == "--keep") o.keep = true;
     else if (a == "--write-only") o.write_only = true;
+    else if (a == "--no-sync") o.sync = false;
     else if (a == "--page-size") o.page_size = static_cast<std::uint32_t>(std::min<std::uint64_t>(number(), UINT32_MAX));
     else if (a == "--repeat") repeat = static_cast<int>(std::clamp<std::uint64_t>(number(), 1, 1000));
     else {
@@ -493,10 +501,12 @@ int main(int argc, char** argv) {
       if (!help) std::fprintf(stderr, "store_bench: unknown option %s\n", a.c_str());
       std::fprintf(help ? stdout : stderr,
                    "usage: store_bench [--refs N] [--lackey-refs N] [--lackey-cache FILE] [--skip-mix] [--keep] [--dir DIR]\n"
-                   "                   [--accel A] [--chunk-refs N] [--page-size B] [--repeat N] [--write-only] [--json]\n"
+                   "                   [--accel A] [--chunk-refs N] [--page-size B] [--no-sync] [--repeat N] [--write-only]\n"
+                   "                   [--json]\n"
                    "Store write/read and chunk codec throughput against plain LZ4 on the same references\n"
                    "(docs/benchmarks.md, \"Trace store\"). Each phase runs --repeat times (default 3); the\n"
-                   "fastest run is printed. --write-only times the store write alone (to profile it).\n");
+                   "fastest run is printed. --write-only times the store write alone (to profile it).\n"
+                   "--no-sync: the stores are written without fdatasync (WriterOptions::sync off).\n");
       return help ? 0 : 2;
     }
   }

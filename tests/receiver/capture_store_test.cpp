@@ -155,4 +155,49 @@ TEST_CASE("hmtt capture stopped by SIGINT or SIGTERM leaves a finished store wit
     ++round;
   }
 }
+TEST_CASE("hmtt capture --no-sync stores the same references and says it ran without fdatasync") {
+  auto t = test::make_traffic(1, 3, 60000, 43);
+  const fs::path dir = fs::temp_directory_path() / ("hmtt_nosync_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const fs::path pcap = dir / "in.pcap";
+  {
+    auto w = wire::PcapWriter::create(pcap.string());
+    REQUIRE(w.ok());
+    std::uint64_t ns = 0;
+    for (const auto& f : t.frames) {
+      REQUIRE((*w)->write(wire::udp_packet({}, static_cast<std::uint8_t>(f.board), f.link, f.bytes, false), ns += 100)
+                  .ok());
+    }
+    REQUIRE((*w)->flush().ok());
+  }
+  std::vector<const test::WireFrame*> all;
+  for (const auto& f : t.frames) all.push_back(&f);
+  const auto expected = test::expected_merge(all);
+  for (const bool sync : {true, false}) {
+    const fs::path out = dir / (sync ? "sync.hmtt" : "nosync.hmtt");
+    std::vector<std::string> args = {HMTT_BIN, "capture", "--pcap", pcap.string(), "-o", out.string(), "--json"};
+    if (!sync) args.push_back("--no-sync");
+    const pid_t cap = spawn(args, (dir / "summary.json").string());
+    int status = 0;
+    REQUIRE(waitpid(cap, &status, 0) == cap);
+    REQUIRE(WIFEXITED(status));
+    REQUIRE(WEXITSTATUS(status) == 0);
+    auto reader = store::StoreReader::open(out.string());
+    REQUIRE(reader.ok());
+    CHECK(*(*reader)->meta("finished") == "1");
+    auto refs_src = (*reader)->references();
+    REQUIRE(refs_src.ok());
+    auto refs = collect(**refs_src);
+    REQUIRE(refs.ok());
+    CHECK(*refs == expected);
+    auto mode = (*reader)->meta("sync");
+    if (sync) {
+      CHECK((!mode.ok() || mode->empty()));  // no mark on a store written the durable way
+    } else {
+      REQUIRE(mode.ok());
+      CHECK(*mode == "off");
+    }
+  }
+  fs::remove_all(dir);
+}
 #endif

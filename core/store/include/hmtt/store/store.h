@@ -117,6 +117,12 @@ struct WriterOptions {
   int lz4_acceleration = 1;             // LZ4_compress_fast acceleration (1 = default; higher = faster, larger)
   bool background = true;               // compress and commit chunks on a writer thread
   std::uint32_t page_size = 4096;       // SQLite page size of the new file (512 .. 65536, a power of two)
+  // Wait for the disk at every WAL checkpoint (SQLite synchronous=NORMAL; docs/store.md,
+  // "Durability"), so that not even a power cut or a kernel crash can corrupt the file. false:
+  // synchronous=OFF, no fdatasync at all: a killed process still leaves every committed chunk
+  // readable, but a power cut or a kernel crash before the kernel has written the file back may
+  // lose or corrupt it.
+  bool sync = true;
 };
 
 // Writes one capture. References must arrive in non-decreasing time order (an
