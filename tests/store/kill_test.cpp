@@ -6,10 +6,12 @@
 #include "store_test.h"
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
 #include <random>
 #include <thread>
 
@@ -115,4 +117,80 @@ TEST_CASE("a writer killed at random points leaves every committed chunk intact"
 
 TEST_CASE("without fdatasync (WriterOptions::sync off) a killed writer still keeps every committed chunk") {
   CHECK(kill_writers(false, 6, 2027) >= 5);
+}
+
+// A full disk (here: RLIMIT_FSIZE, so that writes past 6 MiB fail with EFBIG): the writer stops
+// with an error that names the file, never crashes or hangs, and the file keeps every chunk the
+// writer reported committed. 6 MiB lets the WAL (checkpointed every 4 MiB) fill first, so the
+// failing writes are the checkpoints' into the database file, which the hmtt-batch VFS buffers.
+TEST_CASE("a writer that runs out of room stops with an error naming the file and keeps its committed chunks") {
+  for (const bool sync : {true, false}) {
+    TempDir dir;
+    const auto path = dir.file("full.hmtt");
+    const auto err_path = dir.file("full.err");
+    int fds[2];
+    REQUIRE(pipe(fds) == 0);
+    std::fflush(nullptr);
+    const pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      close(fds[0]);
+      alarm(120);  // a hang fails the test (killed by SIGALRM) instead of stalling the suite
+      signal(SIGXFSZ, SIG_IGN);
+      const rlimit lim{6u << 20, 6u << 20};
+      if (setrlimit(RLIMIT_FSIZE, &lim) != 0) _exit(2);
+      WriterOptions opt;
+      opt.chunk_refs = kChunkRefs;
+      opt.sync = sync;
+      auto w = StoreWriter::create(path, {}, opt);
+      if (!w) _exit(3);
+      std::vector<Reference> batch(1000);
+      std::uint64_t next = 0;
+      Status st = Status::success();
+      while (st && next < 50'000'000) {
+        for (auto& r : batch) r = synthetic_reference(next++);
+        st = (*w)->write(batch);
+        const std::uint64_t committed = (*w)->committed_chunks();
+        if (write(fds[1], &committed, sizeof committed) != sizeof committed) _exit(5);
+      }
+      if (st) _exit(6);  // 50 M references fit in 6 MiB: the limit did not bite
+      Status fin = (*w)->finish();  // after the error: must return, not hang
+      std::ofstream(err_path) << st.error().message << "\n" << (fin ? std::string("finish ok") : fin.error().message);
+      _exit(10);
+    }
+    close(fds[1]);
+    int status = 0;
+    REQUIRE(waitpid(pid, &status, 0) == pid);
+    std::uint64_t reported = 0, v = 0;
+    while (read(fds[0], &v, sizeof v) == sizeof v) reported = v;
+    close(fds[0]);
+    INFO("sync " << sync << ", writer reported " << reported << " chunks");
+    REQUIRE(WIFEXITED(status));
+    REQUIRE(WEXITSTATUS(status) == 10);
+    std::ifstream in(err_path);
+    std::string message;
+    std::getline(in, message);
+    MESSAGE(std::string(sync ? "sync" : "no sync") << ": " << reported << " chunks committed, then: " << message);
+    CHECK(message.find(path) != std::string::npos);
+    CHECK(reported > 0);
+    // The first failed write into the file stops the writer: its WAL never grew past the 4 MiB at
+    // which it is checkpointed (with the failure dropped, commits went on until the WAL too ran
+    // into the limit).
+    const auto wal_bytes = std::filesystem::file_size(path + "-wal");
+    MESSAGE("WAL left: " << wal_bytes << " bytes");
+    CHECK(wal_bytes < (5u << 20));
+    auto r = StoreReader::open(path);
+    REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
+    auto s = (*r)->summary();
+    REQUIRE(s.ok());
+    CHECK(s->chunks >= reported);
+    auto src = (*r)->references();
+    REQUIRE(src.ok());
+    auto all = collect(**src);
+    REQUIRE_MESSAGE(all.ok(), (all.ok() ? "" : all.error().message));
+    REQUIRE(all->size() == s->chunks * kChunkRefs);
+    std::uint64_t bad = 0;
+    for (std::uint64_t i = 0; i < all->size(); ++i) bad += !((*all)[i] == synthetic_reference(i));
+    CHECK(bad == 0);
+  }
 }

@@ -22,6 +22,7 @@ struct File {
   sqlite3_int64 buf_at;
   int buf_len;
   bool in_commit;  // the latest frame header was a commit frame's: write through until the next
+  int error;       // a failed flush's code, returned by every later flush: the buffer it lost is not forgotten
 };
 static_assert(sizeof(File) % 8 == 0, "the default VFS's file object follows File, 8-byte aligned");
 
@@ -34,11 +35,15 @@ const sqlite3_io_methods* M(File* f) { return f->real->pMethods; }
 constexpr int kWritePiece = 31 * 4096;
 
 int flush(File* f) {
+  // SQLite ignores what some calls return (SQLITE_FCNTL_CKPT_DONE, which flushes a checkpoint's
+  // last page writes): a failure there must still fail the truncation, sync or lock that follows.
+  if (f->error != SQLITE_OK) return f->error;
   int rc = SQLITE_OK;
   for (int done = 0; done < f->buf_len && rc == SQLITE_OK; done += kWritePiece) {
     rc = M(f)->xWrite(f->real, f->buf + done, std::min(kWritePiece, f->buf_len - done), f->buf_at + done);
   }
   f->buf_len = 0;
+  if (rc != SQLITE_OK) f->error = rc;
   return rc;
 }
 
@@ -184,6 +189,7 @@ int x_open(sqlite3_vfs* vfs, sqlite3_filename name, sqlite3_file* pf, int flags,
   f->buf_at = 0;
   f->buf_len = 0;
   f->in_commit = false;
+  f->error = SQLITE_OK;
   f->wal = (flags & SQLITE_OPEN_WAL) != 0;
   const int rc = real_vfs(vfs)->xOpen(real_vfs(vfs), name, f->real, flags, out_flags);
   if (rc != SQLITE_OK) {
