@@ -155,6 +155,7 @@ TEST_CASE("hmtt capture stopped by SIGINT or SIGTERM leaves a finished store wit
     ++round;
   }
 }
+
 TEST_CASE("hmtt capture --no-sync stores the same references and says it ran without fdatasync") {
   auto t = test::make_traffic(1, 3, 60000, 43);
   const fs::path dir = fs::temp_directory_path() / ("hmtt_nosync_" + std::to_string(getpid()));
@@ -182,6 +183,19 @@ TEST_CASE("hmtt capture --no-sync stores the same references and says it ran wit
     REQUIRE(waitpid(cap, &status, 0) == cap);
     REQUIRE(WIFEXITED(status));
     REQUIRE(WEXITSTATUS(status) == 0);
+    {
+      std::ifstream in(dir / "summary.json");
+      CHECK(nlohmann::json::parse(in)["sync"].get<bool>() == sync);  // the capture's summary says how it wrote
+    }
+    // And so does `hmtt info`, from the file alone.
+    const pid_t info = spawn({HMTT_BIN, "info", out.string(), "--json"}, (dir / "info.json").string());
+    REQUIRE(waitpid(info, &status, 0) == info);
+    REQUIRE(WIFEXITED(status));
+    REQUIRE(WEXITSTATUS(status) == 0);
+    {
+      std::ifstream in(dir / "info.json");
+      CHECK(nlohmann::json::parse(in)["synced"].get<bool>() == sync);
+    }
     auto reader = store::StoreReader::open(out.string());
     REQUIRE(reader.ok());
     CHECK(*(*reader)->meta("finished") == "1");
