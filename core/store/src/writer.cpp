@@ -56,7 +56,12 @@ struct StoreWriter::Impl {
   };
   std::vector<std::unique_ptr<ReferenceBuffer>> buffers;
   std::mutex q_mu;
-  std::condition_variable q_cv;
+  // Two waits under q_mu, each with its own condition variable so that a wake-up goes only to
+  // whoever can go on: the workers wait for a job, the caller for a free buffer and a packed slot
+  // (or, in wait_idle, for every chunk to be committed). With one variable for both, every freed
+  // buffer and every commit woke the idle workers too.
+  std::condition_variable work_cv;   // a job is queued, or stop
+  std::condition_variable space_cv;  // a buffer was freed or a chunk committed
   std::deque<ReferenceBuffer*> free_bufs;
   std::deque<Job> jobs;
   // A chunk between its split and its commit.
@@ -140,7 +145,7 @@ void StoreWriter::Impl::run_worker() {
     Packed* pk = nullptr;
     {
       std::unique_lock<std::mutex> lock(q_mu);
-      q_cv.wait(lock, [&] { return stop || !jobs.empty(); });
+      work_cv.wait(lock, [&] { return stop || !jobs.empty(); });
       if (jobs.empty()) return;
       job = jobs.front();
       jobs.pop_front();
@@ -155,7 +160,7 @@ void StoreWriter::Impl::run_worker() {
       std::lock_guard<std::mutex> lock(q_mu);
       free_bufs.push_back(job.refs);  // the references are in the columns now
     }
-    q_cv.notify_all();
+    space_cv.notify_all();
     if (pk->status) {
       pk->len = pack_chunk(cols, opt.lz4_acceleration, pk->blob);
       pk->stats = cols.stats();
@@ -195,7 +200,7 @@ void StoreWriter::Impl::run_committer() {
     free_packed.push_back(p);
     ++next_commit;
     --in_flight;
-    q_cv.notify_all();
+    space_cv.notify_all();
   }
 }
 
@@ -204,7 +209,7 @@ void StoreWriter::Impl::stop_workers() {
     std::lock_guard<std::mutex> lock(q_mu);
     stop = true;
   }
-  q_cv.notify_all();
+  work_cv.notify_all();
   for (auto& t : workers) t.join();
   workers.clear();
   {
@@ -228,8 +233,8 @@ Status StoreWriter::Impl::flush_pending() {
   if (worker_failed) return worker_error;
   jobs.push_back(job);
   ++in_flight;
-  q_cv.notify_all();
-  q_cv.wait(lock, [&] { return worker_failed || (!free_bufs.empty() && in_flight < packed_pool.size()); });
+  work_cv.notify_one();
+  space_cv.wait(lock, [&] { return worker_failed || (!free_bufs.empty() && in_flight < packed_pool.size()); });
   if (worker_failed) return worker_error;
   pending = free_bufs.front();
   free_bufs.pop_front();
@@ -238,7 +243,7 @@ Status StoreWriter::Impl::flush_pending() {
 
 Status StoreWriter::Impl::wait_idle() {
   std::unique_lock<std::mutex> lock(q_mu);
-  q_cv.wait(lock, [&] { return in_flight == 0; });
+  space_cv.wait(lock, [&] { return in_flight == 0; });
   if (worker_failed) return worker_error;
   return Status::success();
 }
