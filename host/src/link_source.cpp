@@ -1,6 +1,7 @@
 #include "hmtt/host/link_source.h"
 
 #include "hmtt/host/checksums.h"
+#include "hmtt/host/frame_decoder.h"
 #include "hmtt/wire/bytes.h"
 
 namespace hmtt::host {
@@ -46,6 +47,9 @@ void FrameBatch::add(std::span<const std::uint8_t> payload, std::uint16_t port, 
   f.size = static_cast<std::uint32_t>(payload.size());
   f.port = port;
   f.time_ns = time_ns;
+  // The frame's CRC on the thread that reads the frames (a ThreadedSource's reader), not on the
+  // one that decodes and merges them, which limits a capture's rate (docs/benchmarks.md, stop 47).
+  f.crc_ok = frame_crc_ok(payload);
   bytes.insert(bytes.end(), payload.begin(), payload.end());
   frames.push_back(std::move(f));
 }

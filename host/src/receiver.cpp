@@ -112,7 +112,7 @@ Status Receiver::accept(const FrameBatch& batch, std::uint64_t now_ns) {
     // its room for the next one.
     if (!spare_) spare_ = merger_.take_frame();
     PendingFrame* pf = spare_.get();
-    Status s = decode_link_frame(bytes, pf->frame, pf->room, pf->count);
+    Status s = decode_link_frame(bytes, pf->frame, pf->room, pf->count, raw.crc_ok);
     if (!s.ok()) {
       count_bad(raw.port, bytes, s.error().message);
       continue;

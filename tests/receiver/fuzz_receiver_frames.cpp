@@ -25,7 +25,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   host::Receiver rx(sink, o);
   host::FrameBatch batch;
   wire::DecodedFrame a, b, side;
-  std::vector<Reference> room(wire::kMaxRecords);
+  std::vector<Reference> room(wire::kMaxRecords), room4(wire::kMaxRecords);
   std::size_t in_room = 0;
   std::uint64_t now = 1, accepted_refs = 0;
   std::size_t at = 1;
@@ -40,6 +40,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const Status s2 = host::decode_link_frame(frame, b);
     const Status s3 = host::decode_link_frame(frame, side, room, in_room);
     if (s1.ok() != s2.ok() || s1.ok() != s3.ok()) std::abort();
+    {
+      // The form the receiver uses, with the CRC taken beforehand (FrameBatch::add).
+      wire::DecodedFrame side4;
+      std::size_t in_room4 = 0;
+      const Status s4 = host::decode_link_frame(frame, side4, room4, in_room4, host::frame_crc_ok(frame));
+      if (s4.ok() != s1.ok()) std::abort();
+      if (!s1.ok() && s1.error().message != s4.error().message) std::abort();
+      if (s1.ok() && (in_room4 != a.refs.size() || !std::equal(a.refs.begin(), a.refs.end(), room4.begin()) ||
+                      a.end_time != side4.end_time))
+        std::abort();
+    }
     if (s1.ok() && (a.refs != b.refs || a.events != b.events || a.losses != b.losses || a.reports != b.reports ||
                     a.end_time != b.end_time || !(a.header == b.header)))
       std::abort();

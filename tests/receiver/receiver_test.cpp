@@ -97,6 +97,29 @@ TEST_CASE("the receiver's frame decoder accepts and rejects exactly what the cod
     REQUIRE(s1.ok() == s2.ok());
     REQUIRE(s1.ok() == s3.ok());
     CHECK(side.refs.empty());
+    // With the CRC taken beforehand (as FrameBatch::add does on the reader thread): the same answer
+    // and the same message, whether the CRC was found good or bad.
+    {
+      const bool crc = host::frame_crc_ok(bytes);
+      host::FrameBatch batch;
+      batch.add(bytes, 7400, 1);
+      CHECK(batch.frames.back().crc_ok == crc);
+      wire::DecodedFrame side4;
+      std::vector<Reference> room4(wire::kMaxRecords);
+      std::size_t in_room4 = 0;
+      const Status s4 = decode_link_frame(bytes, side4, room4, in_room4, crc);
+      REQUIRE(s4.ok() == s1.ok());
+      if (s1.ok()) {
+        CHECK(crc);
+        REQUIRE(in_room4 == a.refs.size());
+        CHECK(std::equal(a.refs.begin(), a.refs.end(), room4.begin()));
+        CHECK(side4.events == a.events);
+        CHECK(side4.end_time == a.end_time);
+      } else {
+        CHECK(s4.error().message == s1.error().message);
+        CHECK(in_room4 == 0);
+      }
+    }
     if (s1.ok()) {
       ++accepted;
       CHECK(a.header == b.header);

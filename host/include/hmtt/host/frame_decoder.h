@@ -25,4 +25,15 @@ Status decode_link_frame(std::span<const std::uint8_t> bytes, wire::DecodedFrame
 Status decode_link_frame(std::span<const std::uint8_t> bytes, wire::DecodedFrame& side, std::span<Reference> room,
                          std::size_t& refs);
 
+// True when the last 4 bytes are the big-endian CRC-32 of the bytes before them, as a frame's are
+// (docs/wire-format.md section 2). A source's reader thread takes it for each frame as it copies it
+// (FrameBatch::add, RawFrame::crc_ok), off the thread that decodes and merges.
+bool frame_crc_ok(std::span<const std::uint8_t> bytes);
+
+// decode_link_frame into `room` for bytes of which frame_crc_ok is already known true: every
+// other check is made as above, the CRC is not computed again. (With crc_ok false, the CRC is
+// checked as above.) Accepts and rejects exactly what the other forms do.
+Status decode_link_frame(std::span<const std::uint8_t> bytes, wire::DecodedFrame& side, std::span<Reference> room,
+                         std::size_t& refs, bool crc_ok);
+
 }  // namespace hmtt::host

@@ -35,6 +35,7 @@ struct RawFrame {
   std::uint16_t port = 0;     // UDP destination port
   std::uint64_t time_ns = 0;  // capture time (pcap timestamp or receive time)
   bool rejected = false;      // failed the Ethernet/IPv4/UDP checks; `reason` says why
+  bool crc_ok = false;        // frame_crc_ok(payload), taken by add() (false: not known)
   std::string reason;
 };
 
