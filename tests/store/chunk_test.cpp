@@ -173,9 +173,37 @@ TEST_CASE("row sums: the generic and the AVX2 loop agree") {
           CHECK(v.tail_or == g.tail_or);
           CHECK(v.tail_xor == g.tail_xor);
           CHECK(v.kinds == g.kinds);
+          // The copying loop: the same sums, and every row copied (the prologue's, the loop's
+          // and the epilogue's), nothing written past the n rows.
+          std::vector<Reference> out(n + 1);
+          out[n].time = 0xC0FFEE;
+          const detail::RowSums c = detail::row_sums_copy_avx2(rows.data(), n, prev, first_has_delta, out.data());
+          CHECK(c.late == g.late);
+          CHECK(c.dt_min == g.dt_min);
+          CHECK(c.dt_max == g.dt_max);
+          CHECK(c.a_min == g.a_min);
+          CHECK(c.a_max == g.a_max);
+          CHECK(c.tail_or == g.tail_or);
+          CHECK(c.tail_xor == g.tail_xor);
+          CHECK(c.kinds == g.kinds);
+          CHECK(std::memcmp(out.data(), rows.data(), n * sizeof(Reference)) == 0);
+          CHECK(out[n].time == 0xC0FFEE);
           ++compared;
         }
 #endif
+        {
+          std::vector<Reference> out(n);
+          const detail::RowSums c = detail::row_sums_copy(rows.data(), n, prev, first_has_delta, out.data());
+          CHECK(c.late == g.late);
+          CHECK(c.dt_min == g.dt_min);
+          CHECK(c.dt_max == g.dt_max);
+          CHECK(c.a_min == g.a_min);
+          CHECK(c.a_max == g.a_max);
+          CHECK(c.tail_or == g.tail_or);
+          CHECK(c.tail_xor == g.tail_xor);
+          CHECK(c.kinds == g.kinds);
+          CHECK(std::memcmp(out.data(), rows.data(), n * sizeof(Reference)) == 0);
+        }
       }
     }
   }

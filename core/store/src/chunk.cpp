@@ -610,11 +610,15 @@ RowSums row_sums_generic(const Reference* rows, std::size_t n, std::uint64_t pre
 // (time, address, tail word), blended into one vector of each; unsigned 64-bit order by comparing
 // with the sign bit flipped (AVX2 compares signed). The rows before and after the steps, and the
 // first row when it has no delta, go through the generic loop's steps.
-__attribute__((target("avx2"))) RowSums row_sums_avx2(const Reference* rows, std::size_t n, std::uint64_t prev_time,
-                                                      bool first_has_delta) {
+// With kCopy, every row is also stored to `out` (the loop's three loads stored as they are).
+template <bool kCopy>
+__attribute__((target("avx2"))) RowSums row_sums_avx2_loop(const Reference* rows, std::size_t n,
+                                                           std::uint64_t prev_time, bool first_has_delta,
+                                                           Reference* out) {
   constexpr std::uint64_t kSign = 0x8000000000000000ULL;
   std::size_t i = first_has_delta ? 0 : 1;
   if (n == 0) return RowSums{};
+  if constexpr (kCopy) std::memcpy(out, rows, i * sizeof(Reference));
   RowSums s = row_sums_generic(rows, i, prev_time, first_has_delta);
   std::uint64_t prev = i > 0 ? rows[0].time : prev_time;
   if (n - i >= 4) {
@@ -629,6 +633,12 @@ __attribute__((target("avx2"))) RowSums row_sums_avx2(const Reference* rows, std
     for (; i + 4 <= n; i += 4) {
       const auto* p = reinterpret_cast<const __m256i*>(rows + i);
       const __m256i v0 = _mm256_loadu_si256(p), v1 = _mm256_loadu_si256(p + 1), v2 = _mm256_loadu_si256(p + 2);
+      if constexpr (kCopy) {
+        auto* q = reinterpret_cast<__m256i*>(out + i);
+        _mm256_storeu_si256(q, v0);
+        _mm256_storeu_si256(q + 1, v1);
+        _mm256_storeu_si256(q + 2, v2);
+      }
       // [t0 t3 t2 t1] -> [t0 t1 t2 t3]; the addresses and tails in any order (their ORs and ranges).
       const __m256i t = _mm256_permute4x64_epi64(_mm256_blend_epi32(_mm256_blend_epi32(v0, v1, 0x30), v2, 0x0C), 0x6C);
       const __m256i a = _mm256_blend_epi32(_mm256_blend_epi32(v0, v1, 0xC3), v2, 0x30);
@@ -671,6 +681,7 @@ __attribute__((target("avx2"))) RowSums row_sums_avx2(const Reference* rows, std
   }
   // The last rows: sums over them (each has a delta) against the row before them, then merged.
   if (i < n) {
+    if constexpr (kCopy) std::memcpy(out + i, rows + i, (n - i) * sizeof(Reference));
     RowSums r = row_sums_generic(rows + i, n - i, prev, true);
     r.tail_xor |= tail_word(rows[i]) ^ tail_word(rows[0]);  // theirs is against rows[i], ours against rows[0]
     s.late |= r.late;
@@ -683,6 +694,17 @@ __attribute__((target("avx2"))) RowSums row_sums_avx2(const Reference* rows, std
     s.kinds |= r.kinds;
   }
   return s;
+}
+
+__attribute__((target("avx2"))) RowSums row_sums_avx2(const Reference* rows, std::size_t n, std::uint64_t prev_time,
+                                                      bool first_has_delta) {
+  return row_sums_avx2_loop<false>(rows, n, prev_time, first_has_delta, nullptr);
+}
+
+__attribute__((target("avx2"))) RowSums row_sums_copy_avx2(const Reference* rows, std::size_t n,
+                                                           std::uint64_t prev_time, bool first_has_delta,
+                                                           Reference* out) {
+  return row_sums_avx2_loop<true>(rows, n, prev_time, first_has_delta, out);
 }
 #endif
 
@@ -710,18 +732,27 @@ RowSums row_sums(const Reference* rows, std::size_t n, std::uint64_t prev_time, 
   return row_sums_generic(rows, n, prev_time, first_has_delta);
 }
 
+RowSums row_sums_copy(const Reference* rows, std::size_t n, std::uint64_t prev_time, bool first_has_delta,
+                      Reference* out) {
+#if defined(__x86_64__)
+  if (row_sums_avx2_available()) return row_sums_copy_avx2(rows, n, prev_time, first_has_delta, out);
+#endif
+  std::memcpy(out, rows, n * sizeof(Reference));
+  return row_sums_generic(out, n, prev_time, first_has_delta);
+}
+
 }  // namespace detail
 
 Status check_and_copy_references(std::span<const Reference> refs, std::uint64_t prev_time, std::size_t first_index,
                                  Reference* out, ChunkSummary& summary) {
-  // libc's memcpy first, then one read-only pass over the copy while it is still in cache: the
-  // caller's references are often cold (a whole trace in memory), and a field-by-field copy waited
-  // on each of their lines (store_bench's mix: 77-79 -> 83-85 M refs/s written, 2026-11-29). The
-  // ranges this pass takes cost little here and spare the workers' split loop as many registers.
-  // The pass four rows a step with AVX2 where the CPU has it (docs/benchmarks.md, stop 41).
+  // One pass that copies and sums four rows a step with AVX2 where the CPU has it (three 32-byte
+  // loads, stored as they are): store_bench's "check and copy" 1.73-1.79 -> 1.15-1.27 ns a
+  // reference against libc's memcpy and then a pass over the copy (docs/benchmarks.md, stop 47).
+  // A field-by-field copy had waited on each cold line of the caller's references (2026-11-29);
+  // whole-vector loads in address order do not. The ranges this pass takes cost little here and
+  // spare the workers' split loop as many registers.
   if (refs.empty()) return Status::success();
-  std::memcpy(out, refs.data(), refs.size_bytes());
-  const detail::RowSums r = detail::row_sums(out, refs.size(), prev_time, first_index != 0);
+  const detail::RowSums r = detail::row_sums_copy(refs.data(), refs.size(), prev_time, first_index != 0, out);
   const bool bad = r.late || (r.tail_or & kTailKindOriginHigh) != 0;
   if (bad) return check_references(refs, prev_time, first_index);  // names the first bad reference
   ChunkSummary s;

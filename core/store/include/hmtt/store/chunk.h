@@ -141,10 +141,16 @@ struct RowSums {
   std::uint32_t kinds = 0;                  // 1 << (kind byte & 31) of every row
 };
 RowSums row_sums(const Reference* rows, std::size_t n, std::uint64_t prev_time, bool first_has_delta);
+// The same sums while copying the n rows to `out` (which must not overlap them): one pass instead of a
+// memcpy and a pass over the copy. Uses the AVX2 loop where the CPU has it.
+RowSums row_sums_copy(const Reference* rows, std::size_t n, std::uint64_t prev_time, bool first_has_delta,
+                      Reference* out);
 RowSums row_sums_generic(const Reference* rows, std::size_t n, std::uint64_t prev_time, bool first_has_delta);
 bool row_sums_avx2_available();
 #if defined(__x86_64__)
 RowSums row_sums_avx2(const Reference* rows, std::size_t n, std::uint64_t prev_time, bool first_has_delta);
+RowSums row_sums_copy_avx2(const Reference* rows, std::size_t n, std::uint64_t prev_time, bool first_has_delta,
+                           Reference* out);
 #endif
 
 // Packed planes (PlaneEncoding::Packed, docs/store.md): the payload is k - 1 (one byte), the k
