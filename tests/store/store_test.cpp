@@ -201,6 +201,86 @@ TEST_CASE("filters by time window, address range and kind match a brute-force fi
   CHECK(read_all(*r, empty).empty());
 }
 
+// Side-table calls made while the writer's threads run are queued for its committer (the caller's
+// thread does not wait for a chunk's commit and checkpoint): they must still land in call order,
+// each with the rows as they were at the call, and a failure must not go unreported.
+TEST_CASE("side-table calls between chunks are committed in call order with the rows as called") {
+  TempDir dir;
+  const auto path = dir.file("order.hmtt");
+  CaptureInfo info;
+  WriterOptions opt;
+  opt.chunk_refs = 1000;
+  auto w = StoreWriter::create(path, info, opt);
+  REQUIRE(w.ok());
+  StoreWriter& sw = **w;
+  std::vector<Reference> batch(2500);
+  std::uint64_t next = 0;
+  for (std::uint64_t round = 0; round < 60; ++round) {
+    for (auto& r : batch) r = synthetic_reference(next++);
+    REQUIRE(sw.write(batch).ok());
+    // Times out of call order, so that the order the reader finds (by id) is the calls'.
+    std::vector<Event> ev = {{1000 - round, EventType::Tag, 0, 0, round, false, "round " + std::to_string(round)}};
+    REQUIRE(sw.add_events(ev).ok());
+    ev[0].value = 999999;  // after the call: must not reach the file
+    std::vector<LinkStats> ls = {{0, 0, round, round * 10, 0, 0, 0, 0, 0}};
+    REQUIRE(sw.set_link_stats(ls).ok());
+    ls[0].frames = 999999;
+    REQUIRE(sw.set_meta("round", std::to_string(round)).ok());
+  }
+  REQUIRE(sw.finish().ok());
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  REQUIRE(sqlite3_prepare_v2(db, "SELECT value, note FROM event ORDER BY id", -1, &st, nullptr) == SQLITE_OK);
+  std::uint64_t want = 0;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    CHECK(static_cast<std::uint64_t>(sqlite3_column_int64(st, 0)) == want);
+    CHECK(std::string(reinterpret_cast<const char*>(sqlite3_column_text(st, 1))) == "round " + std::to_string(want));
+    ++want;
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  CHECK(want == 60);
+  auto r = open_store(path);
+  auto links = r->links();
+  REQUIRE(links.ok());
+  REQUIRE(links->size() == 1);
+  CHECK((*links)[0].frames == 59);
+  CHECK(*r->meta("round") == "59");
+  auto s = r->summary();
+  REQUIRE(s.ok());
+  CHECK(s->references == next);
+}
+
+TEST_CASE("a side-table call that fails on the committer fails finish() with the reason, naming the file") {
+  TempDir dir;
+  const auto path = dir.file("locked.hmtt");
+  CaptureInfo info;
+  auto w = StoreWriter::create(path, info);
+  REQUIRE(w.ok());
+  // Another connection holds the write lock: the writer's next transaction finds the file busy.
+  sqlite3* other = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &other) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) == SQLITE_OK);
+  std::vector<Event> ev = {{5, EventType::Tag, 0, 0, 1, false, "t"}};
+  REQUIRE((*w)->add_events(ev).ok());  // queued
+  // The committer's failure reaches a later call (within seconds: it is the next thing it does).
+  Status later;
+  for (int i = 0; i < 1000 && later.ok(); ++i) {
+    later = (*w)->set_meta("probe", "1");
+    if (later.ok()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  REQUIRE_FALSE(later.ok());
+  CHECK(later.error().message.find(path) != std::string::npos);
+  CHECK(later.error().message.find("locked") != std::string::npos);
+  // With the lock gone, finish() still reports it: the writer stopped at the failure.
+  sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(other);
+  const Status f = (*w)->finish();
+  REQUIRE_FALSE(f.ok());
+  CHECK(f.error().message == later.error().message);
+}
+
 TEST_CASE("side tables round-trip and read from the plain SQL views") {
   TempDir dir;
   const auto path = dir.file("s.hmtt");
