@@ -45,7 +45,9 @@ void ThreadedSource::loop() {
         batch = std::move(free_.back());
         free_.pop_back();
       }
+      lock.unlock();  // the consumer woken does not at once block on the lock
       ready_.notify_all();
+      lock.lock();
     }
     if (!state) {
       error_ = state.error();
@@ -70,6 +72,7 @@ Result<ReadState> ThreadedSource::read(FrameBatch& batch, std::size_t, std::chro
     free_.push_back(std::move(batch));
     batch = std::move(full_.front());
     full_.pop_front();
+    lock.unlock();  // the reader woken does not at once block on the lock
     space_.notify_all();
     return ReadState::Frames;
   }

@@ -258,7 +258,10 @@ Status StoreWriter::Impl::flush_pending() {
   if (worker_failed) return worker_error;
   jobs.push_back(job);
   ++in_flight;
+  // Notified with the lock released, so the woken worker does not at once block on it.
+  lock.unlock();
   work_cv.notify_one();
+  lock.lock();
   space_cv.wait(lock, [&] { return worker_failed || (!free_bufs.empty() && in_flight < packed_pool.size()); });
   if (worker_failed) return worker_error;
   pending = free_bufs.front();
