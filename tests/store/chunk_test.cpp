@@ -109,6 +109,19 @@ TEST_CASE("residual varints: the generic and the BMI2 encoder give plain LEB128 
 // check_and_copy_references sums the copied rows four at a time with AVX2 where the CPU has it: the
 // sums must be the generic loop's for every length around the four-row steps, either first row,
 // times out of order anywhere (and equal, and far apart: the unsigned order), and any tail bytes.
+namespace {
+void check_same_sums(const detail::RowSums& got, const detail::RowSums& want) {
+  CHECK(got.late == want.late);
+  CHECK(got.dt_min == want.dt_min);
+  CHECK(got.dt_max == want.dt_max);
+  CHECK(got.a_min == want.a_min);
+  CHECK(got.a_max == want.a_max);
+  CHECK(got.tail_or == want.tail_or);
+  CHECK(got.tail_xor == want.tail_xor);
+  CHECK(got.kinds == want.kinds);
+}
+}  // namespace
+
 TEST_CASE("row sums: the generic and the AVX2 loop agree") {
   std::mt19937_64 rng(31);
   int compared = 0;
@@ -165,27 +178,13 @@ TEST_CASE("row sums: the generic and the AVX2 loop agree") {
 #if defined(__x86_64__)
         if (detail::row_sums_avx2_available()) {
           const detail::RowSums v = detail::row_sums_avx2(rows.data(), n, prev, first_has_delta);
-          CHECK(v.late == g.late);
-          CHECK(v.dt_min == g.dt_min);
-          CHECK(v.dt_max == g.dt_max);
-          CHECK(v.a_min == g.a_min);
-          CHECK(v.a_max == g.a_max);
-          CHECK(v.tail_or == g.tail_or);
-          CHECK(v.tail_xor == g.tail_xor);
-          CHECK(v.kinds == g.kinds);
+          check_same_sums(v, g);
           // The copying loop: the same sums, and every row copied (the prologue's, the loop's
           // and the epilogue's), nothing written past the n rows.
           std::vector<Reference> out(n + 1);
           out[n].time = 0xC0FFEE;
           const detail::RowSums c = detail::row_sums_copy_avx2(rows.data(), n, prev, first_has_delta, out.data());
-          CHECK(c.late == g.late);
-          CHECK(c.dt_min == g.dt_min);
-          CHECK(c.dt_max == g.dt_max);
-          CHECK(c.a_min == g.a_min);
-          CHECK(c.a_max == g.a_max);
-          CHECK(c.tail_or == g.tail_or);
-          CHECK(c.tail_xor == g.tail_xor);
-          CHECK(c.kinds == g.kinds);
+          check_same_sums(c, g);
           CHECK(std::memcmp(out.data(), rows.data(), n * sizeof(Reference)) == 0);
           CHECK(out[n].time == 0xC0FFEE);
           ++compared;
@@ -194,14 +193,7 @@ TEST_CASE("row sums: the generic and the AVX2 loop agree") {
         {
           std::vector<Reference> out(n);
           const detail::RowSums c = detail::row_sums_copy(rows.data(), n, prev, first_has_delta, out.data());
-          CHECK(c.late == g.late);
-          CHECK(c.dt_min == g.dt_min);
-          CHECK(c.dt_max == g.dt_max);
-          CHECK(c.a_min == g.a_min);
-          CHECK(c.a_max == g.a_max);
-          CHECK(c.tail_or == g.tail_or);
-          CHECK(c.tail_xor == g.tail_xor);
-          CHECK(c.kinds == g.kinds);
+          check_same_sums(c, g);
           CHECK(std::memcmp(out.data(), rows.data(), n * sizeof(Reference)) == 0);
         }
       }
