@@ -281,6 +281,37 @@ TEST_CASE("a side-table call that fails on the committer fails finish() with the
   CHECK(f.error().message == later.error().message);
 }
 
+TEST_CASE("queued side-table calls are bounded: a caller ahead of the committer waits") {
+  TempDir dir;
+  const auto path = dir.file("bounded.hmtt");
+  CaptureInfo info;
+  auto w = StoreWriter::create(path, info);
+  REQUIRE(w.ok());
+  // The committer's first side-table call waits for the write lock another connection holds (the
+  // busy timeout, 5 s) and then fails. The calls behind it queue; once the queue is full the next
+  // call waits, and so learns of the failure instead of queueing without end.
+  sqlite3* other = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &other) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) == SQLITE_OK);
+  std::vector<Event> ev(1000, Event{5, EventType::Tag, 0, 0, 1, false, "t"});
+  int ok = 0;
+  Status first_error;
+  for (int i = 0; i < 40 && first_error.ok(); ++i) {
+    Status s = (*w)->add_events(ev);
+    if (s.ok())
+      ++ok;
+    else
+      first_error = s;
+  }
+  sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(other);
+  CHECK(ok >= 1);
+  CHECK(ok <= 16);
+  REQUIRE_FALSE(first_error.ok());
+  CHECK(first_error.error().message.find("locked") != std::string::npos);
+  CHECK_FALSE((*w)->finish().ok());
+}
+
 TEST_CASE("side tables round-trip and read from the plain SQL views") {
   TempDir dir;
   const auto path = dir.file("s.hmtt");

@@ -26,6 +26,7 @@ namespace hmtt::store {
 
 namespace {
 constexpr unsigned kPackedChunks = 24;  // chunks packed and not yet committed, at most
+constexpr std::size_t kSideCalls = 16;  // side-table calls queued and not yet committed, at most
 
 using detail::ReferenceBuffer;
 }  // namespace
@@ -289,9 +290,12 @@ Status StoreWriter::Impl::in_transaction(const std::function<Status()>& body) {
 
 Status StoreWriter::Impl::side(std::function<Status()> body) {
   {
-    std::lock_guard<std::mutex> lock(q_mu);
+    std::unique_lock<std::mutex> lock(q_mu);
     if (worker_failed) return worker_error;
     if (committer.joinable() && !stop_committer) {
+      // Bounded, as the chunks are: a caller faster than the committer waits here.
+      space_cv.wait(lock, [&] { return worker_failed || side_pending < kSideCalls; });
+      if (worker_failed) return worker_error;
       side_jobs.push_back(std::move(body));
       ++side_pending;
       commit_cv.notify_one();
