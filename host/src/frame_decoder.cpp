@@ -158,11 +158,6 @@ Status decode_link_frame(std::span<const std::uint8_t> b, wire::DecodedFrame& ou
   return rejection(b, out);
 }
 
-Status decode_link_frame(std::span<const std::uint8_t> b, wire::DecodedFrame& side, std::span<Reference> room,
-                         std::size_t& refs) {
-  return decode_link_frame(b, side, room, refs, false);
-}
-
 bool frame_crc_ok(std::span<const std::uint8_t> b) {
   return b.size() >= wire::kCrcBytes &&
          wire::load_be32(&b[b.size() - wire::kCrcBytes]) == fast_crc32(b.first(b.size() - wire::kCrcBytes));

@@ -201,6 +201,30 @@ TEST_CASE("filters by time window, address range and kind match a brute-force fi
   CHECK(read_all(*r, empty).empty());
 }
 
+namespace {
+// Another connection holding the store's write lock (BEGIN IMMEDIATE) until release() or the end
+// of its scope: the writer's next transaction finds the file busy (after its 5 s busy timeout).
+class ForeignWriteLock {
+ public:
+  explicit ForeignWriteLock(const std::string& path) {
+    REQUIRE(sqlite3_open(path.c_str(), &db_) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) == SQLITE_OK);
+  }
+  ForeignWriteLock(const ForeignWriteLock&) = delete;
+  ForeignWriteLock& operator=(const ForeignWriteLock&) = delete;
+  ~ForeignWriteLock() { release(); }
+  void release() {
+    if (!db_) return;
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    sqlite3_close(db_);
+    db_ = nullptr;
+  }
+
+ private:
+  sqlite3* db_ = nullptr;
+};
+}  // namespace
+
 // Side-table calls made while the writer's threads run are queued for its committer (the caller's
 // thread does not wait for a chunk's commit and checkpoint): they must still land in call order,
 // each with the rows as they were at the call, and a failure must not go unreported.
@@ -258,10 +282,7 @@ TEST_CASE("a side-table call that fails on the committer fails finish() with the
   CaptureInfo info;
   auto w = StoreWriter::create(path, info);
   REQUIRE(w.ok());
-  // Another connection holds the write lock: the writer's next transaction finds the file busy.
-  sqlite3* other = nullptr;
-  REQUIRE(sqlite3_open(path.c_str(), &other) == SQLITE_OK);
-  REQUIRE(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) == SQLITE_OK);
+  ForeignWriteLock other(path);
   std::vector<Event> ev = {{5, EventType::Tag, 0, 0, 1, false, "t"}};
   REQUIRE((*w)->add_events(ev).ok());  // queued
   // The committer's failure reaches a later call (within seconds: it is the next thing it does).
@@ -274,8 +295,7 @@ TEST_CASE("a side-table call that fails on the committer fails finish() with the
   CHECK(later.error().message.find(path) != std::string::npos);
   CHECK(later.error().message.find("locked") != std::string::npos);
   // With the lock gone, finish() still reports it: the writer stopped at the failure.
-  sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr);
-  sqlite3_close(other);
+  other.release();
   const Status f = (*w)->finish();
   REQUIRE_FALSE(f.ok());
   CHECK(f.error().message == later.error().message);
@@ -290,9 +310,7 @@ TEST_CASE("queued side-table calls are bounded: a caller ahead of the committer 
   // The committer's first side-table call waits for the write lock another connection holds (the
   // busy timeout, 5 s) and then fails. The calls behind it queue; once the queue is full the next
   // call waits, and so learns of the failure instead of queueing without end.
-  sqlite3* other = nullptr;
-  REQUIRE(sqlite3_open(path.c_str(), &other) == SQLITE_OK);
-  REQUIRE(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) == SQLITE_OK);
+  ForeignWriteLock other(path);
   std::vector<Event> ev(1000, Event{5, EventType::Tag, 0, 0, 1, false, "t"});
   int ok = 0;
   Status first_error;
@@ -303,8 +321,7 @@ TEST_CASE("queued side-table calls are bounded: a caller ahead of the committer 
     else
       first_error = s;
   }
-  sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr);
-  sqlite3_close(other);
+  other.release();
   CHECK(ok >= 1);
   CHECK(ok <= 16);
   REQUIRE_FALSE(first_error.ok());

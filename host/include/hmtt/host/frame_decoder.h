@@ -22,18 +22,15 @@ Status decode_link_frame(std::span<const std::uint8_t> bytes, wire::DecodedFrame
 // The same, with the references written into `room` (at least wire::kMaxRecords of them, else an
 // error) instead of side.refs, which is left empty; `refs` is set to how many (0 on a rejection).
 // The receiver decodes into the merge's rooms this way (see FrameRooms in link_merger.h).
+// `crc_ok`: frame_crc_ok(bytes) is already known true, so the CRC is not computed again (every
+// other check is made); false checks it here. Either way it accepts and rejects exactly what the
+// codec does.
 Status decode_link_frame(std::span<const std::uint8_t> bytes, wire::DecodedFrame& side, std::span<Reference> room,
-                         std::size_t& refs);
+                         std::size_t& refs, bool crc_ok = false);
 
 // True when the last 4 bytes are the big-endian CRC-32 of the bytes before them, as a frame's are
 // (docs/wire-format.md section 2). A source's reader thread takes it for each frame as it copies it
 // (FrameBatch::add, RawFrame::crc_ok), off the thread that decodes and merges.
 bool frame_crc_ok(std::span<const std::uint8_t> bytes);
-
-// decode_link_frame into `room` for bytes of which frame_crc_ok is already known true: every
-// other check is made as above, the CRC is not computed again. (With crc_ok false, the CRC is
-// checked as above.) Accepts and rejects exactly what the other forms do.
-Status decode_link_frame(std::span<const std::uint8_t> bytes, wire::DecodedFrame& side, std::span<Reference> room,
-                         std::size_t& refs, bool crc_ok);
 
 }  // namespace hmtt::host

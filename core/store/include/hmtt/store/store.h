@@ -149,12 +149,13 @@ class StoreWriter final : public ReferenceSink {
   Status write(std::span<const Reference> refs) override;
   Status finish() override;                                  // commits the partial chunk and side tables
 
-  // Side tables. Each call is one transaction. While the writer's threads run (WriterOptions::
-  // background, until finish()), a call copies its rows and queues them for the committer thread,
-  // after the chunks already queued, and returns without waiting for the file (unless 16 calls are
-  // queued already); calls land in call order. A queued call that fails stops the writer as a failed chunk does: the next call, the
-  // next full chunk and finish() return its error. Otherwise (no background threads, after
-  // finish(), a store opened by annotate()) the call commits before it returns.
+  // Side tables. Each call is one transaction. While the writer's threads run
+  // (WriterOptions::background, until finish()), a call copies its rows and queues them for the
+  // committer thread, after the chunks already queued, and returns without waiting for the file
+  // (unless 16 calls are queued already); calls land in call order. A queued call that fails
+  // stops the writer as a failed chunk does: the next call, the next full chunk and finish()
+  // return its error. Otherwise (no background threads, after finish(), a store opened by
+  // annotate()) the call commits before it returns.
   Status add_events(std::span<const Event> events);
   Status add_page_map(std::span<const PageMapEntry> entries);
   Status add_dma(std::span<const DmaEntry> entries);
