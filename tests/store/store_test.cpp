@@ -711,6 +711,50 @@ TEST_CASE("commits larger than the batching buffer round-trip at every page size
   }
 }
 
+// The WAL's checkpoints run on a thread of their own (wal_checkpointer.h) every checkpoint_bytes of
+// new WAL, and the committer waits for one at twice that: the WAL file never grows much past it
+// (one commit beyond), however long the capture, and every chunk arrives intact.
+TEST_CASE("the background checkpoints hold the WAL under twice checkpoint_bytes") {
+  TempDir dir;
+  const auto path = dir.file("ckpt.hmtt");
+  WriterOptions opt;
+  opt.chunk_refs = 8192;
+  opt.checkpoint_bytes = 256u << 10;
+  auto w = StoreWriter::create(path, {}, opt);
+  REQUIRE(w.ok());
+  std::mt19937_64 rng(5);
+  std::vector<Reference> refs(2'000'000);
+  std::uint64_t t = 0;
+  for (auto& r : refs) {
+    t += 1 + rng() % 3;
+    r.time = t;
+    r.address = rng() & 0xFFFFFFFFFFC0ULL;  // random lines: ~5 bytes a reference, ~10 MB in all
+    r.size = 64;
+    r.kind = Kind::Read;
+    r.origin = Origin::Cpu;
+  }
+  std::uintmax_t wal_max = 0;
+  for (std::size_t at = 0; at < refs.size(); at += 50'000) {
+    REQUIRE((*w)->write(std::span<const Reference>(refs).subspan(at, 50'000)).ok());
+    std::error_code ec;
+    wal_max = std::max(wal_max, std::filesystem::file_size(path + "-wal", ec));
+  }
+  REQUIRE((*w)->finish().ok());
+  w->reset();
+  MESSAGE("largest WAL seen: " << wal_max << " bytes");
+  CHECK(wal_max > 0);
+  // 512 KiB, plus the commit that crossed it (a chunk of 8192 random references is ~45 KB). With
+  // the checkpoints running back to back and no limit, the log would never restart and grow to
+  // the whole capture.
+  CHECK(wal_max < (512u << 10) + (128u << 10));
+  CHECK(read_all(*open_store(path)) == refs);
+  WriterOptions bad;
+  bad.checkpoint_bytes = 1000;
+  auto rejected = StoreWriter::create(dir.file("bad.hmtt"), {}, bad);
+  REQUIRE_FALSE(rejected.ok());
+  CHECK(rejected.error().message.find("checkpoint_bytes 1000 is below 64 KiB") != std::string::npos);
+}
+
 // A reader opened while the writer runs (its own connection, SQLite's default VFS) must find every
 // chunk the writer has reported committed, each intact: the batched frames reach the file before
 // SQLite publishes their commit.

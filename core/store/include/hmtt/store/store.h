@@ -123,6 +123,9 @@ struct WriterOptions {
   // readable, but a power cut or a kernel crash before the kernel has written the file back may
   // lose or corrupt it.
   bool sync = true;
+  // With `background`: a WAL checkpoint on a thread of its own every `checkpoint_bytes` of new WAL
+  // (at least 64 KiB), the WAL held under twice that (docs/store.md, "Durability").
+  std::uint32_t checkpoint_bytes = 4u << 20;
 };
 
 // Writes one capture. References must arrive in non-decreasing time order (an
