@@ -45,6 +45,22 @@ std::vector<std::vector<std::uint8_t>> rows_of(const std::string& path) {
   return rows;
 }
 
+// Copies the rest of the WAL into the file, closes the connection and reads every row back.
+std::vector<std::vector<std::uint8_t>> close_and_read(sql::Db& db, const std::string& path) {
+  REQUIRE(db.exec("PRAGMA wal_checkpoint(TRUNCATE)").ok());
+  db.close();
+  return rows_of(path);
+}
+
+// The single value of a prepared count(*).
+std::uint64_t count_of(sql::Stmt& count) {
+  auto r = count.step();
+  REQUIRE(r.ok());
+  const std::uint64_t n = count.u64(0);
+  count.reset();
+  return n;
+}
+
 // Commits `count` random BLOBs, one transaction each (of 20-300 KB, or of `bytes` if given), and
 // returns them.
 std::vector<std::vector<std::uint8_t>> commit_blobs(sql::Db& db, std::mt19937_64& rng, int count,
@@ -86,9 +102,7 @@ TEST_CASE("checkpoints read the WAL ahead and copy exactly what was committed") 
   CHECK(s.checkpoints >= 20);
   CHECK(s.reads == s.served);          // every frame read of a checkpoint came from the buffer
   CHECK(s.served >= 20 * s.fills);     // a 256 KiB fill serves up to 63 frames of 4 KiB (30 here: small checkpoints)
-  REQUIRE(db.exec("PRAGMA wal_checkpoint(TRUNCATE)").ok());
-  db.close();
-  CHECK(rows_of(path) == blobs);
+  CHECK(close_and_read(db, path) == blobs);
 }
 
 // Equal commits, each checkpointed and the log restarted: every generation of the WAL puts the
@@ -102,9 +116,7 @@ TEST_CASE("nothing read ahead for one checkpoint is served to the next") {
   open_batch(db, path, 1);
   const auto blobs = commit_blobs(db, rng, 40, 100000);
   CHECK(read_ahead_stats(db).checkpoints >= 39);
-  REQUIRE(db.exec("PRAGMA wal_checkpoint(TRUNCATE)").ok());
-  db.close();
-  CHECK(rows_of(path) == blobs);
+  CHECK(close_and_read(db, path) == blobs);
 }
 
 TEST_CASE("a checkpoint held part way by a reader copies only committed frames, and later ones finish it") {
@@ -120,24 +132,16 @@ TEST_CASE("a checkpoint held part way by a reader copies only committed frames, 
   REQUIRE(reader.exec("BEGIN").ok());
   sql::Stmt count;
   REQUIRE(count.prepare(reader, "SELECT count(*) FROM t").ok());
-  auto first = count.step();
-  REQUIRE(first.ok());
-  CHECK(count.u64(0) == 10);
-  count.reset();
+  CHECK(count_of(count) == 10);
   const auto more = commit_blobs(db, rng, 25);
   blobs.insert(blobs.end(), more.begin(), more.end());
-  auto again = count.step();  // the reader's snapshot is unchanged
-  REQUIRE(again.ok());
-  CHECK(count.u64(0) == 10);
-  count.reset();
+  CHECK(count_of(count) == 10);  // the reader's snapshot is unchanged
   REQUIRE(reader.exec("COMMIT").ok());
   reader.close();
   const auto later = commit_blobs(db, rng, 25);
   blobs.insert(blobs.end(), later.begin(), later.end());
   CHECK(read_ahead_stats(db).checkpoints >= 10);
-  REQUIRE(db.exec("PRAGMA wal_checkpoint(TRUNCATE)").ok());
-  db.close();
-  CHECK(rows_of(path) == blobs);
+  CHECK(close_and_read(db, path) == blobs);
 }
 
 TEST_CASE("a connection without a WAL has no read-ahead counters") {
