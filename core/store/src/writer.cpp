@@ -35,8 +35,9 @@ using detail::ReferenceBuffer;
 // The pipeline: the caller fills a chunk buffer and checks its order; worker threads each take
 // whole chunks and split them (the reference buffer goes back to the caller right after), compress
 // and checksum them into a packed BLOB, in parallel. One committer thread writes the packed chunks
-// into the file one at a time in chunk order, so the workers never wait for the file (a commit that
-// runs a WAL checkpoint waits for fdatasync).
+// into the file one at a time in chunk order, so the workers never wait for the file; a
+// checkpointer thread copies the WAL into the file (and waits for its fdatasync calls), so the
+// committer waits for the disk only when the WAL reaches twice checkpoint_bytes.
 struct StoreWriter::Impl {
   sql::Db db;
   // With the background threads: the WAL's checkpoints, on a thread and connection of their own
@@ -191,9 +192,9 @@ void StoreWriter::Impl::run_worker() {
   }
 }
 
-// The committer: packed chunks into the file one at a time in chunk order. Commits (and the WAL
-// checkpoints inside some of them, which wait for fdatasync) run here, so the workers keep both
-// cores busy meanwhile.
+// The committer: packed chunks into the file one at a time in chunk order. Commits run here (and,
+// at twice checkpoint_bytes of WAL, the wait for a checkpoint that copies it all), so the workers
+// keep both cores busy meanwhile.
 void StoreWriter::Impl::run_committer() {
   std::unique_lock<std::mutex> lock(q_mu);
   for (;;) {
@@ -420,8 +421,8 @@ Result<std::unique_ptr<StoreWriter>> StoreWriter::create(const std::string& path
   // more frequent ones during the capture wait inside one commit while the packed chunks queue.
   HMTT_TRY(db.exec("PRAGMA wal_autocheckpoint=" + std::to_string((4u << 20) / options.page_size)));
   // With the background threads the checkpoints leave the committer: every 4 MiB of new WAL on a
-  // thread of their own, the WAL held under 8 MiB (wal_checkpointer.h). Without them (and under
-  // annotate()) SQLite's automatic checkpoint above stays.
+  // thread of their own, the WAL held under 8 MiB (wal_checkpointer.h). Without them SQLite's
+  // automatic checkpoint above stays (annotate()'s connection keeps SQLite's default, 1000 pages).
   if (options.background) {
     HMTT_TRY(impl->checkpointer.start(db.get(), path, sql::batch_vfs_name(), options.sync, options.checkpoint_bytes,
                                       2 * std::uint64_t{options.checkpoint_bytes}));
@@ -435,8 +436,8 @@ Result<std::unique_ptr<StoreWriter>> StoreWriter::create(const std::string& path
   }
   impl->pending = impl->free_bufs.front();
   impl->free_bufs.pop_front();
-  // Packed chunks between their split and their commit. A WAL checkpoint inside a commit waits
-  // for two fdatasync calls (10-25 ms here); 24 packed chunks (3 M references at the default
+  // Packed chunks between their split and their commit. A commit that waits for a checkpoint (at
+  // twice checkpoint_bytes of WAL) waits for two fdatasync calls (10-25 ms here); 24 packed chunks (3 M references at the default
   // size) let the other workers and the caller go on meanwhile instead of stalling after 6.
   for (unsigned i = 0; i < kPackedChunks && options.background; ++i) {
     impl->packed_pool.push_back(std::make_unique<Impl::Packed>());
