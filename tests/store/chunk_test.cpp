@@ -202,6 +202,125 @@ TEST_CASE("row sums: the generic and the AVX2 loop agree") {
   MESSAGE("AVX2 row sums compared " << compared << " times");
 }
 
+// The scalar statement of split's board loop (docs/store.md, column 1's predictors), row by row.
+static void board_loop_reference(const std::vector<Reference>& refs, std::size_t n, std::uint64_t time_base,
+                                 detail::BoardLoopState& s, std::vector<std::uint8_t>& tp,
+                                 std::vector<std::uint64_t>& td, std::vector<std::uint8_t>& kos,
+                                 std::vector<std::uint64_t>& df) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const Reference& r = refs[i];
+    const auto k = static_cast<unsigned>(r.kind);
+    const std::uint64_t d = r.address - s.last[k];
+    unsigned sel = 3;
+    if (d == s.stride[k]) {
+      sel = 0;
+    } else if (d == s.lsize[k]) {
+      sel = 2;
+    } else {
+      df.push_back(d);
+      ++s.misses;
+      s.diff_bits |= d;
+    }
+    s.last[k] = r.address;
+    s.stride[k] = d;
+    s.lsize[k] = r.size;
+    tp[i] = static_cast<std::uint8_t>(r.time - s.prev_t - time_base);
+    td[i] = r.time - s.prev_t;
+    s.prev_t = r.time;
+    kos[i] = static_cast<std::uint8_t>(k | (static_cast<unsigned>(r.origin) << 2) | (sel << 4));
+  }
+}
+
+TEST_CASE("board loop: the AVX-512 steps give the scalar loop's deltas, bytes, residuals and state") {
+#if defined(__x86_64__)
+  if (!detail::board_loop_avx512_available()) {
+    MESSAGE("no AVX-512 F/CD on this CPU: the scalar loop alone is used");
+    return;
+  }
+  std::mt19937_64 rng(29);
+  int compared = 0, strides = 0, sequentials = 0, residuals = 0;
+  for (int round = 0; round < 400; ++round) {
+    const std::size_t n = rng() % 200;
+    const unsigned kinds = 1 + static_cast<unsigned>(rng() % 4);  // kinds 0 .. kinds-1
+    const bool runs = rng() % 2 == 0;                              // kinds in runs, or mixed row by row
+    const bool sizes = rng() % 3 == 0;                             // sizes that vary (the lsize state)
+    std::vector<Reference> refs(n);
+    std::uint64_t t = rng() >> 8, a = rng() & ~std::uint64_t{63};
+    std::uint64_t kind = 0, step = 64;
+    for (auto& r : refs) {
+      if (!runs || rng() % 6 == 0) kind = rng() % kinds;
+      t += rng() % 200;
+      switch (rng() % 4) {
+        case 0: a += step; break;                  // a stride (repeats the last difference)
+        case 1: a += 64; break;                    // sequential
+        case 2: step = (rng() % 9) * 64 - 256; a += step; break;
+        default: a = rng() % 3 == 0 ? a : rng(); break;  // a jump, or the same address
+      }
+      r = {t, a, sizes ? static_cast<std::uint32_t>(rng() % 3) * 64 : 64, static_cast<Kind>(kind),
+           static_cast<Origin>(rng() % 4), 0};
+    }
+    // A state as a chunk's earlier rows would leave it (or a fresh chunk's).
+    detail::BoardLoopState start;
+    start.prev_t = n > 0 ? refs[0].time - rng() % 50 : 0;
+    for (unsigned k = 0; k < kKindCount; ++k) {
+      start.last[k] = rng() % 2 ? rng() : (n > 0 ? refs[0].address - 64 : 0);
+      start.stride[k] = rng() % 2 ? 64 : rng() % 1024;
+      start.lsize[k] = rng() % 2 ? 64 : 0;
+    }
+    start.misses = rng() % 4;
+    start.diff_bits = rng() % 2 ? 0 : std::uint64_t{1} << 40;
+    const std::uint64_t time_base = rng() % 3;
+    const bool whole = rng() % 2 == 0;  // 64-bit time deltas (td) rather than bytes (tp)
+    CAPTURE(round);
+    CAPTURE(n);
+    detail::BoardLoopState vs = start;
+    std::vector<std::uint8_t> vtp(n + 1, 0xEE), vkos(n + 1, 0xEE);
+    std::vector<std::uint64_t> vtd(n + 1, 0xEE), vdf(start.misses + n, 0);
+    const std::size_t done = detail::board_loop_avx512(refs.data(), n, time_base, vs, whole ? nullptr : vtp.data(),
+                                                       whole ? vtd.data() : nullptr, vkos.data(), vdf.data());
+    REQUIRE(done == n / 8 * 8);
+    detail::BoardLoopState ss = start;
+    std::vector<std::uint8_t> stp(n), skos(n);
+    std::vector<std::uint64_t> std_(n), sdf(start.misses, 0);
+    board_loop_reference(refs, done, time_base, ss, stp, std_, skos, sdf);
+    CHECK(vs.prev_t == (done > 0 ? ss.prev_t : start.prev_t));
+    CHECK(vs.last == ss.last);
+    CHECK(vs.stride == ss.stride);
+    CHECK(vs.lsize == ss.lsize);
+    REQUIRE(vs.misses == ss.misses);
+    CHECK(vs.diff_bits == ss.diff_bits);
+    const auto end = static_cast<std::ptrdiff_t>(done);
+    if (whole) {
+      CHECK(std::equal(std_.begin(), std_.begin() + end, vtd.begin()));
+      CHECK(vtp[0] == 0xEE);
+    } else {
+      CHECK(std::equal(stp.begin(), stp.begin() + end, vtp.begin()));
+      CHECK(vtd[0] == 0xEE);
+    }
+    CHECK(vtd[done] == 0xEE);
+    CHECK(std::equal(skos.begin(), skos.begin() + end, vkos.begin()));
+    CHECK(std::equal(sdf.begin() + static_cast<std::ptrdiff_t>(start.misses), sdf.end(),
+                     vdf.begin() + static_cast<std::ptrdiff_t>(start.misses)));
+    CHECK(vtp[done] == 0xEE);  // nothing written past the steps
+    CHECK(vkos[done] == 0xEE);
+    for (std::size_t i = 0; i < done; ++i) {
+      const unsigned sel = skos[i] >> 4;
+      strides += sel == 0;
+      sequentials += sel == 2;
+      residuals += sel == 3;
+    }
+    compared += done > 0;
+  }
+  // Every predictor's case came up (else the comparison proved less than it says).
+  CHECK(strides > 1000);
+  CHECK(sequentials > 1000);
+  CHECK(residuals > 1000);
+  MESSAGE("AVX-512 board loop compared " << compared << " times");
+#else
+  MESSAGE("not x86-64: the scalar loop alone is used");
+#endif
+}
+
 TEST_CASE("worked example 1: three references, byte for byte") {
   const std::vector<Reference> refs = {
       {100, 0x1000, 64, Kind::Read, Origin::Unknown, 0},

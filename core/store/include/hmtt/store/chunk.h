@@ -153,6 +153,26 @@ RowSums row_sums_copy_avx2(const Reference* rows, std::size_t n, std::uint64_t p
                            Reference* out);
 #endif
 
+// ChunkColumns::split's loop over a board chunk (no instruction fetches, one size and one source
+// throughout): the per-kind predictor's state carried between rows, and the counts it leaves.
+// Each row i writes its time delta (tp[i], a byte less time_base, or td[i] whole), kos[i] (kind,
+// origin and the predictor's choice: stride 0, sequential 2, residual 3) and, on a residual, its
+// address difference at df[misses++]. Kinds and origins must be below 4 (the summary's check).
+struct BoardLoopState {
+  std::uint64_t prev_t = 0;  // the time before the next row
+  std::array<std::uint64_t, kKindCount> last{}, stride{}, lsize{};
+  std::uint64_t misses = 0, diff_bits = 0;  // residuals written, and the OR of them
+};
+bool board_loop_avx512_available();
+#if defined(__x86_64__)
+// Rows [0, n rounded down to a multiple of 8), eight a step (AVX-512 F and CD); returns the rows
+// done. The rows after them go through the scalar loop with the state left in `s`. With td null
+// the time deltas go to tp as bytes (less time_base), else to td whole (tp unused). Writes df in
+// whole 8-word stores at df[misses]: df needs room for n words.
+std::size_t board_loop_avx512(const Reference* refs, std::size_t n, std::uint64_t time_base, BoardLoopState& s,
+                              std::uint8_t* tp, std::uint64_t* td, std::uint8_t* kos, std::uint64_t* df);
+#endif
+
 // Packed planes (PlaneEncoding::Packed, docs/store.md): the payload is k - 1 (one byte), the k
 // distinct values in increasing order, then each byte's index among them in w = ceil(log2 k) bits
 // (0 when k = 1), least significant bits first, the last byte's unused bits zero.
