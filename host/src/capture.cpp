@@ -55,6 +55,21 @@ void fill(CaptureStatus& s, const std::vector<std::unique_ptr<LinkSource>>& sour
 Result<CaptureStatus> run_capture(std::vector<std::unique_ptr<LinkSource>>& sources, Receiver& rx,
                                   const CaptureOptions& o, StopSignal* stop, const StatusCallback& on_status) {
   CaptureStatus status;
+  // Files: the streams of their first horizon, read ahead, so that the merge need not hold a
+  // horizon (96 MiB of references, fresh memory) before it releases anything.
+  if (!rx.options().live && !sources.empty()) {
+    std::vector<std::uint16_t> streams;
+    bool known = true;
+    for (auto& s : sources) {
+      auto ahead = s->streams_ahead(rx.options().horizon_refs);
+      if (!ahead) {
+        known = false;
+        break;
+      }
+      streams.insert(streams.end(), ahead->begin(), ahead->end());
+    }
+    if (known) rx.expect_file_streams(streams);
+  }
   if (o.reader_threads)
     for (auto& s : sources) s = std::make_unique<ThreadedSource>(std::move(s), o.batch_frames);
   const std::uint64_t start = mono_ns();

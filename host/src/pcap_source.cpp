@@ -2,12 +2,18 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <pcap/pcap.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <unordered_set>
 #include <vector>
+
+#include "hmtt/host/frame_decoder.h"
+#include "hmtt/host/link_merger.h"
 
 namespace hmtt::host {
 
@@ -19,6 +25,8 @@ struct PcapSource::Impl {
   PortRange ports;
   bool check_udp_checksum = true;
   std::string path;
+  bool rereadable = false;  // a regular file, or open_buffer's bytes: streams_ahead may read it again
+  std::span<const std::uint8_t> buffer;  // open_buffer's bytes
   std::vector<std::uint8_t> scratch;  // cooked captures rewritten as Ethernet
   std::vector<char> file_buffer;       // the capture file's stdio buffer (outlives pcap: freed after ~Impl)
   std::string pending_error;
@@ -68,6 +76,9 @@ Result<std::unique_ptr<PcapSource>> PcapSource::open_file(const std::string& pat
     // less CPU for an ingest (docs/benchmarks.md, "Receiver", stop 21).
     FILE* f = std::fopen(path.c_str(), "rb");
     if (!f) return make_error(path + ": cannot open: " + std::strerror(errno));
+    // Only a regular file can be read twice (streams_ahead): not a pipe or a FIFO.
+    struct stat st {};
+    impl->rereadable = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
     impl->file_buffer.resize(kFileBufferBytes);
     std::setvbuf(f, impl->file_buffer.data(), _IOFBF, impl->file_buffer.size());
     posix_fadvise(fileno(f), 0, 0, POSIX_FADV_SEQUENTIAL);
@@ -104,6 +115,8 @@ Result<std::unique_ptr<PcapSource>> PcapSource::open_buffer(std::span<const std:
     return make_error(name + ": link type " + std::to_string(impl->datalink) + " is not Ethernet or Linux cooked capture");
   impl->ports = ports;
   impl->path = name;
+  impl->buffer = bytes;
+  impl->rereadable = true;
   return std::unique_ptr<PcapSource>(new PcapSource(std::move(impl), name));
 }
 
@@ -139,6 +152,57 @@ Result<std::unique_ptr<PcapSource>> PcapSource::open_live(const std::string& ifa
   impl->ports = ports;
   impl->path = iface;
   return std::unique_ptr<PcapSource>(new PcapSource(std::move(impl), "iface:" + iface));
+}
+
+std::optional<std::vector<std::uint16_t>> PcapSource::streams_ahead(std::size_t refs) {
+  const Impl& s = *impl_;
+  if (s.live || !s.rereadable) return std::nullopt;
+  FILE* f = s.buffer.empty() ? std::fopen(s.path.c_str(), "rb")
+                             : fmemopen(const_cast<std::uint8_t*>(s.buffer.data()), s.buffer.size(), "rb");
+  if (!f) return std::nullopt;
+  std::vector<char> file_buffer(s.buffer.empty() ? kFileBufferBytes : 0);
+  if (!file_buffer.empty()) std::setvbuf(f, file_buffer.data(), _IOFBF, file_buffer.size());
+  char err[PCAP_ERRBUF_SIZE] = {};
+  pcap_t* pcap = pcap_fopen_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO, err);
+  if (!pcap) {
+    std::fclose(f);
+    return std::nullopt;
+  }
+  // One frame's room and side records, reused: nothing the size of the window is kept but the
+  // set of (port, sequence) seen.
+  FrameBatch batch;
+  wire::DecodedFrame side;
+  std::vector<Reference> room(wire::kMaxRecords);
+  std::vector<std::uint8_t> scratch;
+  std::unordered_set<std::uint64_t> seen;
+  std::vector<std::uint16_t> streams;
+  std::size_t taken = 0;
+  bool ok = true;
+  while (taken <= refs) {
+    pcap_pkthdr* h = nullptr;
+    const u_char* data = nullptr;
+    const int rc = pcap_next_ex(pcap, &h, &data);
+    if (rc == PCAP_ERROR_BREAK) break;  // the end: every stream of the file is known
+    if (rc != 1) {
+      ok = false;  // damaged: read() reports it; the receiver holds its horizon as without this
+      break;
+    }
+    batch.clear();
+    auto p = as_ethernet(s.datalink, std::span<const std::uint8_t>(data, h->caplen), scratch);
+    // The UDP checksum is not needed here: the frame's CRC covers its bytes.
+    if (!classify_ethernet(p, s.ports, 0, batch, false) || batch.frames.empty()) continue;
+    const RawFrame& raw = batch.frames.front();
+    std::size_t n = 0;
+    if (raw.rejected || !raw.crc_ok || !decode_link_frame(batch.payload(raw), side, room, n, true).ok()) continue;
+    if (!seen.insert(std::uint64_t{raw.port} << 32 | side.header.sequence).second) continue;
+    taken += n;
+    const std::uint16_t id = LinkMerger::stream_id(side.header.board, side.header.link);
+    if (std::find(streams.begin(), streams.end(), id) == streams.end()) streams.push_back(id);
+  }
+  pcap_close(pcap);  // closes f
+  if (!ok) return std::nullopt;
+  std::sort(streams.begin(), streams.end());
+  return streams;
 }
 
 Result<ReadState> PcapSource::read(FrameBatch& batch, std::size_t max_frames, std::chrono::milliseconds timeout) {

@@ -35,6 +35,11 @@ void Receiver::expect_ports(std::span<const std::uint16_t> ports, std::uint64_t)
   start_ns_ = 0;  // the wait for the other links starts with the first frame
 }
 
+void Receiver::expect_file_streams(std::span<const std::uint16_t> streams) {
+  file_streams_known_ = true;
+  file_streams_unseen_.assign(streams.begin(), streams.end());
+}
+
 Receiver::StreamState& Receiver::stream(std::uint32_t board, std::uint32_t link) {
   const std::uint16_t id = LinkMerger::stream_id(board, link);
   if (id >= streams_.size()) streams_.resize(id + 1u);
@@ -127,6 +132,7 @@ Status Receiver::accept(const FrameBatch& batch, std::uint64_t now_ns) {
     c.port = raw.port;
     if (!expected_unseen_.empty())
       std::erase(expected_unseen_, raw.port);
+    if (!file_streams_unseen_.empty()) std::erase(file_streams_unseen_, id);
     st.last_arrival_ns = now_ns;
     const SequenceVerdict v = st.tracker.observe(h.sequence, h.base_time, pf->ext, st.watermark, now_ns);
     if (v == SequenceVerdict::Duplicate) {
@@ -176,7 +182,10 @@ std::uint64_t Receiver::watermark(std::uint64_t now_ns) const {
     // frames old instead of a horizon (96 MiB) old, and their copy into the sink no longer waits on
     // memory. A link first seen later is merged as before when its references are not behind the
     // frontier, and counted too late when they are.
-    if (!merger_.reached_horizon()) return 0;
+    // Read ahead (expect_file_streams): once every stream of the first horizon has a frame, the
+    // hold ends; no other link can first appear before the horizon.
+    const bool all_seen = file_streams_known_ && file_streams_unseen_.empty();
+    if (!merger_.reached_horizon() && !all_seen) return 0;
     std::uint64_t w = UINT64_MAX;
     bool any = false;
     for (const auto& s : streams_) {

@@ -6,9 +6,13 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <thread>
+
+#include <sys/stat.h>
 
 #include "frame_streams.h"
 #include "hmtt/host/capture.h"
+#include "hmtt/host/link_merger.h"
 #include "hmtt/host/pcap_source.h"
 #include "hmtt/host/udp_source.h"
 #include "hmtt/wire/ethernet.h"
@@ -88,6 +92,90 @@ TEST_CASE("pcap file: FCS or not, other traffic skipped, a damaged packet counte
     CHECK(rx.bad_samples()[0].find("UDP checksum mismatch") != std::string::npos);
   }
   std::filesystem::remove(c.path);
+}
+
+TEST_CASE("pcap file read ahead: the streams of its first references, each frame counted once") {
+  auto t = test::make_traffic(2, 2, 20000, 31);
+  // Board 0's frames first, then board 1's: board 1 first appears after board 0's references.
+  // Ahead of them a copy of a board-1 frame with a bad CRC (no stream), and the first frame 50
+  // times over (counted once: counted each time, the window would end before board 1).
+  std::vector<const test::WireFrame*> order;
+  std::size_t board0_refs = 0;
+  wire::DecodedFrame d;
+  for (const auto& f : t.frames) {
+    if (f.board != 0) continue;
+    order.push_back(&f);
+    REQUIRE(wire::decode_frame(f.bytes, d).ok());
+    board0_refs += d.refs.size();
+  }
+  for (const auto& f : t.frames)
+    if (f.board == 1) order.push_back(&f);
+  const std::filesystem::path path = std::filesystem::temp_directory_path() / "hmtt_read_ahead_test.pcap";
+  {
+    auto w = wire::PcapWriter::create(path.string());
+    REQUIRE(w.ok());
+    wire::LinkAddressing addr;
+    std::uint64_t ns = 1000;
+    auto put = [&](const test::WireFrame& f, bool damage) {
+      auto bytes = f.bytes;
+      if (damage) bytes[wire::kHeaderBytes] ^= 1;
+      REQUIRE((*w)->write(wire::udp_packet(addr, static_cast<std::uint8_t>(f.board), f.link, bytes, false), ns += 1000).ok());
+    };
+    put(*order.back(), true);
+    for (int k = 0; k < 50; ++k) put(*order.front(), false);
+    for (const auto* f : order) put(*f, false);
+    REQUIRE((*w)->flush().ok());
+  }
+  auto src = PcapSource::open_file(path.string());
+  REQUIRE(src.ok());
+  const std::vector<std::uint16_t> board0 = {LinkMerger::stream_id(0, 0), LinkMerger::stream_id(0, 1)};
+  const std::vector<std::uint16_t> every = {board0[0], board0[1], LinkMerger::stream_id(1, 0), LinkMerger::stream_id(1, 1)};
+  CHECK((*src)->streams_ahead(board0_refs - 1) == std::optional(board0));
+  // One reference more than board 0 has: the window takes board 1's first frame.
+  const auto at_edge = (*src)->streams_ahead(board0_refs);
+  REQUIRE(at_edge.has_value());
+  CHECK(at_edge->size() == 3);
+  CHECK((*src)->streams_ahead(std::size_t{1} << 40) == std::optional(every));
+  // The read-ahead took nothing from the source: a capture reads every frame, and the merge is
+  // the ground truth (the damaged frame counted bad, the copies as duplicates).
+  std::vector<std::unique_ptr<LinkSource>> sources;
+  sources.push_back(std::move(*src));
+  MemoryCaptureSink sink;
+  Receiver rx(sink, {});
+  auto st = run_capture(sources, rx, {}, nullptr, {});
+  REQUIRE(st.ok());
+  CHECK(st->packets == order.size() + 51);
+  CHECK(st->totals.bad_frames == 1);
+  std::vector<const test::WireFrame*> all;
+  for (const auto& f : t.frames) all.push_back(&f);
+  CHECK(sink.references() == test::expected_merge(all));
+  // A capture in memory reads ahead the same way.
+  std::ifstream file(path, std::ios::binary);
+  const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  auto mem = PcapSource::open_buffer(bytes, "memory");
+  REQUIRE(mem.ok());
+  CHECK((*mem)->streams_ahead(board0_refs - 1) == std::optional(board0));
+  CHECK((*mem)->streams_ahead(std::size_t{1} << 40) == std::optional(every));
+  // A FIFO is not read twice: its bytes would be gone for the capture.
+  const std::filesystem::path fifo = std::filesystem::temp_directory_path() / "hmtt_read_ahead_test.fifo";
+  std::filesystem::remove(fifo);
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  std::thread writer([&] { std::ofstream(fifo, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                                                        static_cast<std::streamsize>(bytes.size())); });
+  {
+    auto piped = PcapSource::open_file(fifo.string());
+    REQUIRE(piped.ok());
+    CHECK_FALSE((*piped)->streams_ahead(1000).has_value());
+    std::vector<std::unique_ptr<LinkSource>> one;
+    one.push_back(std::move(*piped));
+    MemoryCaptureSink fifo_sink;
+    Receiver fifo_rx(fifo_sink, {});
+    REQUIRE(run_capture(one, fifo_rx, {}, nullptr, {}).ok());
+    CHECK(fifo_sink.references() == test::expected_merge(all));
+  }
+  writer.join();
+  std::filesystem::remove(fifo);
+  std::filesystem::remove(path);
 }
 
 TEST_CASE("pcap file: truncated or foreign files are errors naming the file") {

@@ -25,8 +25,11 @@ struct Run {
 };
 
 // Feeds `frames` in order, `per_batch` at a time; live mode advances a fake clock 1 ms per batch.
-void receive(const std::vector<WireFrame>& frames, Run& run, ReceiverOptions o = {}, std::size_t per_batch = 7) {
+// `file_streams`: a file read ahead (Receiver::expect_file_streams), these its streams.
+void receive(const std::vector<WireFrame>& frames, Run& run, ReceiverOptions o = {}, std::size_t per_batch = 7,
+             const std::vector<std::uint16_t>* file_streams = nullptr) {
   Receiver rx(run.sink, o);
+  if (file_streams) rx.expect_file_streams(*file_streams);
   if (o.live) {  // every link is expected from the start, as the UDP ports of a live capture
     std::set<std::uint16_t> ports;
     for (const auto& f : frames) ports.insert(f.port());
@@ -417,6 +420,71 @@ TEST_CASE("fault injection: dropped, duplicated, reordered, truncated and corrup
     Run r;
     receive(in.arrival, r);
     check_faults(t, in, r);
+  }
+}
+
+// A file read ahead releases by watermark from its first frames instead of holding a horizon: the
+// merged references, every counter and every stored event are those of the held merge.
+TEST_CASE("files read ahead: from the first frames, the held merge's references, counters and events") {
+  for (std::uint64_t seed : {4, 5}) {
+    auto t = test::make_traffic(2, 3, 60000, seed);
+    auto in = inject(t, seed, 0.08);
+    std::vector<std::uint16_t> streams;
+    for (const auto& f : t.frames) {
+      const auto id = LinkMerger::stream_id(f.board, f.link);
+      if (std::find(streams.begin(), streams.end(), id) == streams.end()) streams.push_back(id);
+    }
+    REQUIRE(streams.size() == 6);
+    ReceiverOptions o;
+    o.horizon_refs = 1u << 22;  // more than the traffic: the held merge releases only at the end
+    Run held, ahead;
+    receive(in.arrival, held, o);
+    receive(in.arrival, ahead, o, 7, &streams);
+    check_faults(t, in, ahead);
+    CHECK(ahead.sink.references() == held.sink.references());
+    REQUIRE(ahead.links.size() == held.links.size());
+    for (std::size_t i = 0; i < held.links.size(); ++i) {
+      CHECK(ahead.links[i].frames == held.links[i].frames);
+      CHECK(ahead.links[i].gap_frames == held.links[i].gap_frames);
+      CHECK(ahead.links[i].late_frames == held.links[i].late_frames);
+      CHECK(ahead.links[i].too_late_frames == held.links[i].too_late_frames);
+      CHECK(ahead.links[i].duplicate_frames == held.links[i].duplicate_frames);
+    }
+    REQUIRE(ahead.sink.events().size() == held.sink.events().size());
+    for (std::size_t i = 0; i < held.sink.events().size(); ++i) {
+      CHECK(ahead.sink.events()[i].time == held.sink.events()[i].time);
+      CHECK(ahead.sink.events()[i].type == held.sink.events()[i].type);
+      CHECK(ahead.sink.events()[i].value == held.sink.events()[i].value);
+    }
+  }
+}
+
+TEST_CASE("files read ahead: nothing held beyond what the links have passed, until a stream is still unseen") {
+  auto t = test::make_traffic(1, 3, 400000, 23);
+  ReceiverOptions o;
+  o.horizon_refs = 1u << 22;  // the whole traffic: without the read-ahead, nothing leaves before the end
+  for (const bool all : {true, false}) {
+    CAPTURE(all);
+    // The read-ahead's answer: every stream, or one more that never comes (the hold stays).
+    std::vector<std::uint16_t> streams = {0, 1, 2};
+    if (!all) streams.push_back(LinkMerger::stream_id(5, 0));
+    Run r;
+    Receiver rx(r.sink, o);
+    rx.expect_file_streams(streams);
+    FrameBatch batch;
+    std::size_t max_buffered = 0;
+    for (std::size_t i = 0; i < t.frames.size(); i += 6) {
+      test::to_batch(t.frames, i, std::min(t.frames.size(), i + 6), batch);
+      REQUIRE(rx.accept(batch, 1).ok());
+      max_buffered = std::max(max_buffered, rx.buffered_refs());
+    }
+    if (all) {
+      CHECK(max_buffered < 4 * 6 * wire::kMaxRecords);
+    } else {
+      CHECK(max_buffered > 390000);
+    }
+    REQUIRE(rx.finish().ok());
+    CHECK(r.sink.references() == test::expected_merge(pointers(t.frames)));
   }
 }
 

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -75,6 +76,10 @@ class LinkSource {
   virtual void close_input() {}
   // The (board, link) streams this source expects (UDP ports), empty if unknown in advance.
   virtual std::vector<std::uint16_t> expected_ports() const { return {}; }
+  // A file: the streams (LinkMerger::stream_id) of the good frames among its first `refs`
+  // references, found by reading that far ahead without taking anything (read() still starts at
+  // the beginning). std::nullopt where that cannot be known (live input, standard input, pipes).
+  virtual std::optional<std::vector<std::uint16_t>> streams_ahead(std::size_t /*refs*/) { return std::nullopt; }
 };
 
 // Classifies one Ethernet frame (with or without FCS; one VLAN tag allowed):

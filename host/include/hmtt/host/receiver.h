@@ -87,6 +87,12 @@ class Receiver final : private MergeOutput {
   // Live: these ports hold the merge until they deliver, or until `idle_ns` after the first frame
   // of any link (a link that never starts does not stall the capture).
   void expect_ports(std::span<const std::uint16_t> ports, std::uint64_t now_ns);
+  // Files: the streams (LinkMerger::stream_id) of the files' first horizon of references, read
+  // ahead (LinkSource::streams_ahead). Once each has delivered a frame, the merge releases what
+  // every link has passed, as it does after holding a horizon: no link can first appear before
+  // the horizon that these do not include.
+  void expect_file_streams(std::span<const std::uint16_t> streams);
+  const ReceiverOptions& options() const { return options_; }
   // Takes a batch of frames (`now_ns`: a monotonic clock, for idle detection).
   Status accept(const FrameBatch& batch, std::uint64_t now_ns);
   // Releases what is safe, finalizes gaps, stores events and link statistics.
@@ -131,6 +137,8 @@ class Receiver final : private MergeOutput {
   std::vector<StreamState> streams_;                  // by stream id
   std::vector<std::int32_t> port_stream_;             // port -> stream id learned from good frames, -1
   std::vector<std::uint16_t> expected_unseen_;
+  bool file_streams_known_ = false;              // expect_file_streams was told them
+  std::vector<std::uint16_t> file_streams_unseen_;  // of those, the ones without a frame yet
   std::uint64_t start_ns_ = 0;
   std::vector<store::Event> events_;
   std::vector<store::Report> reports_;
