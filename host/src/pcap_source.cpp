@@ -189,8 +189,9 @@ std::optional<std::vector<std::uint16_t>> PcapSource::streams_ahead(std::size_t 
     }
     batch.clear();
     auto p = as_ethernet(s.datalink, std::span<const std::uint8_t>(data, h->caplen), scratch);
-    // The UDP checksum is not needed here: the frame's CRC covers its bytes.
-    if (!classify_ethernet(p, s.ports, 0, batch, false) || batch.frames.empty()) continue;
+    // The same checks as read(), UDP checksum included: a frame counted here is one the receiver
+    // takes, so the window covers at least the references the merge would have held.
+    if (!classify_ethernet(p, s.ports, 0, batch, s.check_udp_checksum) || batch.frames.empty()) continue;
     const RawFrame& raw = batch.frames.front();
     std::size_t n = 0;
     if (raw.rejected || !raw.crc_ok || !decode_link_frame(batch.payload(raw), side, room, n, true).ok()) continue;

@@ -43,8 +43,7 @@ std::vector<Reference> ingest(const std::uint8_t* data, std::size_t size, bool r
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   // Held until the horizon, and released from the first frames after a read-ahead: no crash, no
   // hang, and the merge in time order both ways. (Their references are the same for well-formed
-  // files, tests/receiver; a fuzzed file need not be one: a stream the read-ahead finds by its CRC
-  // may be one the receiver rejects by its UDP checksum.)
+  // files, tests/receiver; a fuzzed file need not be one, e.g. one frame sent on two ports.)
   for (const bool read_ahead : {false, true}) {
     const std::vector<Reference> refs = ingest(data, size, read_ahead);
     for (std::size_t i = 1; i < refs.size(); ++i)

@@ -97,7 +97,8 @@ TEST_CASE("pcap file: FCS or not, other traffic skipped, a damaged packet counte
 TEST_CASE("pcap file read ahead: the streams of its first references, each frame counted once") {
   auto t = test::make_traffic(2, 2, 20000, 31);
   // Board 0's frames first, then board 1's: board 1 first appears after board 0's references.
-  // Ahead of them a copy of a board-1 frame with a bad CRC (no stream), and the first frame 50
+  // Ahead of them two copies of a board-1 frame, one with a bad CRC and one with a bad UDP checksum
+  // (no stream: the capture rejects both), and the first frame 50
   // times over (counted once: counted each time, the window would end before board 1).
   std::vector<const test::WireFrame*> order;
   std::size_t board0_refs = 0;
@@ -116,14 +117,18 @@ TEST_CASE("pcap file read ahead: the streams of its first references, each frame
     REQUIRE(w.ok());
     wire::LinkAddressing addr;
     std::uint64_t ns = 1000;
-    auto put = [&](const test::WireFrame& f, bool damage) {
+    // damage 1: a record bit (the CRC fails); 2: the UDP checksum field (the CRC holds).
+    auto put = [&](const test::WireFrame& f, int damage) {
       auto bytes = f.bytes;
-      if (damage) bytes[wire::kHeaderBytes] ^= 1;
-      REQUIRE((*w)->write(wire::udp_packet(addr, static_cast<std::uint8_t>(f.board), f.link, bytes, false), ns += 1000).ok());
+      if (damage == 1) bytes[wire::kHeaderBytes] ^= 1;
+      auto packet = wire::udp_packet(addr, static_cast<std::uint8_t>(f.board), f.link, bytes, false);
+      if (damage == 2) packet[14 + 20 + 6] ^= 0x5A;
+      REQUIRE((*w)->write(packet, ns += 1000).ok());
     };
-    put(*order.back(), true);
-    for (int k = 0; k < 50; ++k) put(*order.front(), false);
-    for (const auto* f : order) put(*f, false);
+    put(*order.back(), 1);
+    put(*order.back(), 2);
+    for (int k = 0; k < 50; ++k) put(*order.front(), 0);
+    for (const auto* f : order) put(*f, 0);
     REQUIRE((*w)->flush().ok());
   }
   auto src = PcapSource::open_file(path.string());
@@ -144,8 +149,8 @@ TEST_CASE("pcap file read ahead: the streams of its first references, each frame
   Receiver rx(sink, {});
   auto st = run_capture(sources, rx, {}, nullptr, {});
   REQUIRE(st.ok());
-  CHECK(st->packets == order.size() + 51);
-  CHECK(st->totals.bad_frames == 1);
+  CHECK(st->packets == order.size() + 52);
+  CHECK(st->totals.bad_frames == 2);
   std::vector<const test::WireFrame*> all;
   for (const auto& f : t.frames) all.push_back(&f);
   CHECK(sink.references() == test::expected_merge(all));

@@ -32,8 +32,9 @@ class PcapSource final : public LinkSource {
 
   Result<ReadState> read(FrameBatch& batch, std::size_t max_frames, std::chrono::milliseconds timeout) override;
   const SourceCounters& counters() const override { return counters_; }
-  // Reads the file (or buffer) again from its start, on a handle of its own: frames whose CRC and
-  // records decode, duplicates (same port and sequence) counted once, until more than `refs`
+  // Reads the file (or buffer) again from its start, on a handle of its own: frames that pass
+  // read()'s checks (UDP checksum as configured) and decode, duplicates (same port and sequence)
+  // counted once, until more than `refs`
   // references or the end. std::nullopt for live input, standard input, a pipe or a FIFO (they
   // cannot be read twice) and a file damaged within that far.
   std::optional<std::vector<std::uint16_t>> streams_ahead(std::size_t refs) override;
